@@ -1,0 +1,62 @@
+"""Crash-safe writes: a killed process leaves the old file or the new one, never half of one."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _temp_with(directory: Path, data: bytes) -> Path:
+    fd, name = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name)
+        raise
+    return Path(name)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, fsync directory)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = _temp_with(path.parent, data)
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def write_once(path: Path, data: bytes) -> None:
+    """Create ``path`` with ``data``; raise ``FileExistsError`` if it already exists.
+
+    The file appears complete or not at all: it is written to a temp file and hard-linked
+    into place, and a link never replaces an existing name.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = _temp_with(path.parent, data)
+    try:
+        os.link(temp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+    _fsync_dir(path.parent)
+
+
+__all__ = ["write_atomic", "write_once"]

@@ -1,0 +1,162 @@
+"""The thirteen expectation types: their names and parameters (not their scoring).
+
+Scoring lives in ``bench.scorers``; this module is only the vocabulary a task file may use, so
+that a task with a missing or ill-typed parameter is refused at validation with its field.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator
+
+from bench.core.models import Strict
+
+
+class _Base(Strict):
+    weight: float = Field(1.0, gt=0, description="weight of this check in the task score")
+    note: str | None = Field(None, description="why this check is here (bookkeeping)")
+
+
+class Contains(_Base):
+    type: Literal["contains"] = "contains"
+    value: str = Field(min_length=1)
+    case_sensitive: bool = False
+
+
+class NotContains(_Base):
+    type: Literal["not_contains"] = "not_contains"
+    value: str = Field(min_length=1)
+    case_sensitive: bool = False
+
+
+class Regex(_Base):
+    type: Literal["regex"] = "regex"
+    pattern: str = Field(min_length=1)
+    flags: list[Literal["i", "m", "s"]] = Field(default_factory=list)
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"pattern does not compile: {exc}") from None
+        return value
+
+
+class Json(_Base):
+    type: Literal["json"] = "json"
+    kind: Literal["any", "object", "array"] = "any"
+
+
+class Schema(_Base):
+    type: Literal["schema"] = "schema"
+    json_schema: dict[str, Any] = Field(alias="schema")
+
+
+class Citations(_Base):
+    type: Literal["citations"] = "citations"
+    required: list[str] = Field(default_factory=list, description="passage ids that must be cited")
+    forbid_unretrieved: bool = Field(True, description="citing a passage never retrieved fails")
+    min_citations: int = Field(1, ge=0)
+
+
+class Answerable(_Base):
+    type: Literal["answerable"] = "answerable"
+    answerable: bool
+
+
+class Trajectory(_Base):
+    type: Literal["trajectory"] = "trajectory"
+    required: list[str] = Field(default_factory=list)
+    order: list[str] = Field(default_factory=list, description="must run in this relative order")
+    forbidden: list[str] = Field(default_factory=list)
+    max_calls: int | None = Field(None, ge=0)
+
+
+class Step(Strict):
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict, description="must match these arguments")
+
+
+class Steps(_Base):
+    type: Literal["steps"] = "steps"
+    steps: list[Step] = Field(min_length=1)
+
+
+class State(_Base):
+    type: Literal["state"] = "state"
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    times: int = Field(1, ge=0)
+
+
+class Fields(_Base):
+    type: Literal["fields"] = "fields"
+    fields: dict[str, Any] = Field(min_length=1)
+    weights: dict[str, float] = Field(default_factory=dict)
+
+
+class Refusal(_Base):
+    type: Literal["refusal"] = "refusal"
+    must_refuse: bool
+
+
+class Judge(_Base):
+    type: Literal["judge"] = "judge"
+    rubric: str = Field(min_length=1)
+
+
+Expectation = Annotated[
+    Contains
+    | NotContains
+    | Regex
+    | Json
+    | Schema
+    | Citations
+    | Answerable
+    | Trajectory
+    | Steps
+    | State
+    | Fields
+    | Refusal
+    | Judge,
+    Field(discriminator="type"),
+]
+
+EXPECTATION_TYPES: tuple[str, ...] = (
+    "contains",
+    "not_contains",
+    "regex",
+    "json",
+    "schema",
+    "citations",
+    "answerable",
+    "trajectory",
+    "steps",
+    "state",
+    "fields",
+    "refusal",
+    "judge",
+)
+
+__all__ = [
+    "EXPECTATION_TYPES",
+    "Answerable",
+    "Citations",
+    "Contains",
+    "Expectation",
+    "Fields",
+    "Json",
+    "Judge",
+    "NotContains",
+    "Refusal",
+    "Regex",
+    "Schema",
+    "State",
+    "Step",
+    "Steps",
+    "Trajectory",
+]

@@ -1,0 +1,163 @@
+"""The task contract: what is asked, the mock world it ships, and how it is scored."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from bench.core.canonical import fingerprint
+from bench.core.ids import ID_PATTERN
+from bench.core.models import FORMAT_VERSION, Strict
+from bench.core.trace import Message
+
+from .expectations import Expectation
+from .families import VOCABULARY, Family
+
+Split = Literal["public", "private"]
+
+
+class Case(Strict):
+    """A canned result: returned when every key in ``when`` equals the call's argument."""
+
+    when: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+    error: str | None = None
+
+
+class Write(Strict):
+    """A state change a write tool makes: ``path`` and ``value`` may use ``{arg}`` templates."""
+
+    path: str = Field(min_length=1)
+    value: Any = None
+
+
+class ToolSpec(Strict):
+    """A deterministic mock tool, defined entirely by data."""
+
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+    description: str = ""
+    parameters: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object", "properties": {}},
+        description="JSON Schema the arguments must satisfy",
+    )
+    kind: Literal["read", "write"] = "read"
+    cases: list[Case] = Field(default_factory=list)
+    reads: str | None = Field(None, description="state path template the result is read from")
+    writes: list[Write] = Field(default_factory=list)
+    default: Any = Field(None, description="result when no case matches")
+    has_default: bool = Field(False, description="true when 'default' was given")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _note_default(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "default" in data and "has_default" not in data:
+            data = {**data, "has_default": True}
+        return data
+
+    @model_validator(mode="after")
+    def _writes_need_write_kind(self) -> ToolSpec:
+        if self.writes and self.kind != "write":
+            raise ValueError(f"tool '{self.name}' changes state, so its kind must be 'write'")
+        return self
+
+
+class BuiltinTool(Strict):
+    """A tool the harness provides; today only ``search_docs`` over the task's corpus."""
+
+    builtin: Literal["search_docs"]
+    k: int = Field(3, ge=1, le=20, description="passages returned per search")
+
+
+class Limits(Strict):
+    max_turns: int = Field(8, ge=1, le=100, description="model calls allowed per user turn")
+    timeout_s: float = Field(60.0, gt=0, description="wall time allowed for the whole attempt")
+
+
+class Budget(Strict):
+    """Resource caps; exceeding one makes the attempt *over budget* (a failure)."""
+
+    tokens: int | None = Field(None, ge=0)
+    tool_calls: int | None = Field(None, ge=0)
+    seconds: float | None = Field(None, gt=0)
+    dollars: float | None = Field(None, ge=0)
+
+
+class Task(Strict):
+    format_version: Literal[1] = FORMAT_VERSION
+    id: str = Field(pattern=ID_PATTERN, max_length=128)
+    family: Family
+    split: Split
+    language: str = Field("en", pattern=r"^[a-z]{2}(-[A-Z]{2})?$")
+    input: list[Message] = Field(min_length=1)
+    tools: list[ToolSpec | BuiltinTool] = Field(default_factory=list)
+    state: dict[str, Any] = Field(default_factory=dict, description="initial mock-world state")
+    corpus: list[str] = Field(default_factory=list, description="corpus documents search sees")
+    expectations: list[Expectation] = Field(min_length=1)
+    because: str = Field(description="why this task exists; required")
+    limits: Limits = Field(default_factory=Limits)
+    budget: Budget = Field(default_factory=Budget)
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("because")
+    @classmethod
+    def _because_said(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a task must say why it exists ('because' is empty)")
+        return value
+
+    @field_validator("input")
+    @classmethod
+    def _has_user_turn(cls, value: list[Message]) -> list[Message]:
+        if not any(message.role == "user" for message in value):
+            raise ValueError("the input has no user message")
+        return value
+
+    @model_validator(mode="after")
+    def _vocabulary_and_tools(self) -> Task:
+        allowed = VOCABULARY[self.family]
+        for index, expectation in enumerate(self.expectations):
+            if expectation.type not in allowed:
+                raise ValueError(
+                    f"expectations[{index}]: type '{expectation.type}' is not in the "
+                    f"{self.family} vocabulary ({', '.join(sorted(allowed))})"
+                )
+        names = [tool.name if isinstance(tool, ToolSpec) else tool.builtin for tool in self.tools]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"tools: duplicate tool name(s) {', '.join(duplicates)}")
+        if "search_docs" in names and not self.corpus:
+            raise ValueError("tools: search_docs needs a corpus, and 'corpus' is empty")
+        return self
+
+    def tool_names(self) -> list[str]:
+        return [tool.name if isinstance(tool, ToolSpec) else tool.builtin for tool in self.tools]
+
+    def fingerprint(self) -> str:
+        """Moves with what is asked and how it is scored; not with id, split, tags or because."""
+        data = self.model_dump(mode="json", by_alias=True)
+        for bookkeeping in ("id", "split", "tags", "because", "format_version"):
+            data.pop(bookkeeping)
+        for expectation in data["expectations"]:
+            expectation.pop("note", None)
+        return fingerprint(data, length=64)
+
+
+class TaskFile(Strict):
+    """One YAML or JSON file of tasks."""
+
+    format_version: Literal[1] = FORMAT_VERSION
+    tasks: list[dict[str, Any]] = Field(min_length=1)
+
+
+__all__ = [
+    "Budget",
+    "BuiltinTool",
+    "Case",
+    "Limits",
+    "Split",
+    "Task",
+    "TaskFile",
+    "ToolSpec",
+    "Write",
+]
