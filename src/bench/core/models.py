@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
 
-FORMAT_VERSION = 1
+FORMAT_VERSION: Literal[1] = 1
 
 
 class Strict(BaseModel):

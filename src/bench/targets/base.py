@@ -67,8 +67,9 @@ class TargetSpec(Strict):
     display_name: str = Field(min_length=1, max_length=120)
     model: str = Field(min_length=1)
     callable: str | None = Field(
-        None, description="scripted: 'path/to/file.py:name' (relative to the target file) "
-        "or 'package.module:name'"
+        None,
+        description="scripted: 'path/to/file.py:name' (relative to the target file) "
+        "or 'package.module:name'",
     )
     cassette: str | None = Field(
         None, description="cassette: a cassette.jsonl or a run directory, relative to the file"

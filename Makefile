@@ -1,0 +1,39 @@
+# The README's two commands: `make test` and `make demo`. Both build .venv themselves.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+DEMO   := build/demo
+
+.PHONY: venv test lint typecheck unit demo schema clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "bench-suite needs Python >= 3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests examples benchmarks
+	$(BIN)/ruff format --check src tests examples benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+test: lint typecheck unit
+
+demo: $(STAMP)
+	@rm -rf $(DEMO)
+	$(BIN)/python examples/demo.py --out $(DEMO)
+
+schema: $(STAMP)
+	$(BIN)/bench schema write schema
+
+clean:
+	rm -rf $(VENV) build runs site

@@ -1,0 +1,24 @@
+"""Options and helpers shared by several verbs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+runs_dir_option = click.option(
+    "--runs-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("runs"),
+    show_default=True,
+    help="Where run directories live.",
+)
+
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Human text or machine JSON.",
+)

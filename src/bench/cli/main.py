@@ -1,0 +1,74 @@
+"""The ``bench`` command. Each verb lives in its own module, imported only when it runs, so
+``bench --help`` loads click and nothing heavy. Errors map to exit codes here, in one place."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from bench import __version__
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("bench.cli.run_cmd", "run"),
+    "show": ("bench.cli.show_cmd", "show"),
+    "compare": ("bench.cli.show_cmd", "compare"),
+    "task": ("bench.cli.task_cmd", "task"),
+    "schema": ("bench.cli.schema_cmd", "schema"),
+}
+
+SHORT_HELP: dict[str, str] = {
+    "run": "Run an entrant through a task set (or resume a killed run).",
+    "show": "Show a run: score, failed tasks with their sentences, a task's trace.",
+    "compare": "Show two runs side by side.",
+    "task": "Validate task files.",
+    "schema": "Print, write or check the JSON Schemas of the on-disk formats.",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        import importlib
+
+        module_name, attr = COMMANDS[name]
+        command: click.Command = getattr(importlib.import_module(module_name), attr)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Listing the verbs must not import them: `bench --help` stays fast.
+        rows = [(name, SHORT_HELP[name]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="bench")
+def cli() -> None:
+    """bench-suite: run agents through tasks, score every attempt, and show the evidence."""
+
+
+def main(argv: list[str] | None = None) -> Any:
+    from bench.core.errors import BenchError
+
+    try:
+        return cli.main(args=argv, prog_name="bench", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except BenchError as exc:
+        click.echo(f"error[{exc.code}]: {exc.render()}", err=True)
+        sys.exit(exc.exit_code)
+
+
+__all__ = ["cli", "main"]

@@ -1,0 +1,135 @@
+"""``bench run``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .common import runs_dir_option
+
+
+def _budget_options(prefix: str, scope: str) -> list[click.Option]:
+    return [
+        click.Option([f"--{prefix}tokens"], type=click.IntRange(min=0), help=f"{scope}: tokens."),
+        click.Option(
+            [f"--{prefix}tool-calls"], type=click.IntRange(min=0), help=f"{scope}: tool calls."
+        ),
+        click.Option(
+            [f"--{prefix}seconds"],
+            type=click.FloatRange(min=0, min_open=True),
+            help=f"{scope}: seconds.",
+        ),
+        click.Option([f"--{prefix}dollars"], type=click.FloatRange(min=0), help=f"{scope}: US$."),
+    ]
+
+
+@click.command(
+    params=[
+        *_budget_options("task-budget-", "per-attempt cap overriding the task's budget"),
+        *_budget_options("run-budget-", "cap for the whole run; attempts it prevents are skipped"),
+    ]
+)
+@click.option(
+    "--tasks",
+    "tasks_path",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Task file or directory of task files.",
+)
+@click.option("--target", "target_file", type=click.Path(path_type=Path), help="Target file.")
+@click.option("--replay", help="Replay a recorded run's cassette instead of a target (run ref).")
+@click.option("--corpora", type=click.Path(path_type=Path, file_okay=False), help="Corpus root.")
+@click.option("--split", type=click.Choice(["public", "private"]), help="Only this split.")
+@click.option("--task", "task_ids", multiple=True, help="Only this task id (repeatable).")
+@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), help="Per-attempt timeout (s)."
+)
+@click.option("--seed", type=int, default=None, help="Seed recorded with the run.")
+@click.option("--resume", "resume_ref", help="Continue this run (id, prefix, path or 'latest').")
+@click.option(
+    "--progress",
+    type=click.Choice(["auto", "bar", "json", "none"]),
+    default="auto",
+    show_default=True,
+    help="auto: a bar on a terminal, nothing otherwise; json: JSON Lines events on stdout.",
+)
+@runs_dir_option
+def run(
+    tasks_path: Path,
+    target_file: Path | None,
+    replay: str | None,
+    corpora: Path | None,
+    split: str | None,
+    task_ids: tuple[str, ...],
+    repeats: int,
+    concurrency: int,
+    timeout: float | None,
+    seed: int | None,
+    resume_ref: str | None,
+    progress: str,
+    runs_dir: Path,
+    **budgets: float | None,
+) -> None:
+    """Run an entrant through a task set; every attempt is written to runs/<run_id>/."""
+    from bench.core.rng import DEFAULT_SEED
+    from bench.records.run import Budgets
+    from bench.reports import render_summary, summarize
+    from bench.runner import JsonLinesProgress, NullProgress, RunRequest, resume_run, start_run
+    from bench.runner.progress import ProgressSink
+
+    def caps(prefix: str) -> Budgets:
+        return Budgets(
+            tokens=budgets.get(f"{prefix}tokens"),
+            tool_calls=budgets.get(f"{prefix}tool_calls"),
+            seconds=budgets.get(f"{prefix}seconds"),
+            dollars=budgets.get(f"{prefix}dollars"),
+        )
+
+    request = RunRequest(
+        tasks=tasks_path,
+        target_file=target_file,
+        replay=replay,
+        corpus_root=corpora,
+        split=split,
+        task_ids=task_ids or None,
+        repeats=repeats,
+        concurrency=concurrency,
+        attempt_timeout_s=timeout,
+        task_budget=caps("task_budget_"),
+        run_budget=caps("run_budget_"),
+        seed=DEFAULT_SEED if seed is None else seed,
+        runs_dir=runs_dir,
+    )
+    mode = progress
+    if mode == "auto":
+        mode = "bar" if sys.stderr.isatty() else "none"
+    with contextlib.ExitStack() as stack:
+        sink: ProgressSink
+        if mode == "json":
+            sink = JsonLinesProgress(sys.stdout)
+        elif mode == "bar":
+            from .progress import BarProgress
+
+            sink = stack.enter_context(BarProgress())
+        else:
+            sink = NullProgress()
+        if resume_ref:
+            run_dir, status = resume_run(resume_ref, request, sink)
+        else:
+            run_dir, status = start_run(request, sink)
+    if mode == "json":
+        return
+    summary = summarize(run_dir)
+    for line in render_summary(summary):
+        click.echo(line)
+    click.echo(f"  run directory {run_dir.path}")
+    failed = len(summary.failures)
+    click.echo(f"  {failed} failed task(s): bench show {status.run_id} --runs-dir {runs_dir}")
+    if status.status == "partial":
+        click.echo(json.dumps({"partial": status.partial_reason}), err=True)

@@ -1,0 +1,58 @@
+"""Turning a pydantic ValidationError into one readable line naming the field."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+
+def field_path(loc: Sequence[int | str], prefix: str = "") -> str:
+    out = prefix
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def describe(
+    error: ValidationError, prefix: str = "", skip_labels: frozenset[str] = frozenset()
+) -> tuple[str, str]:
+    """``(field, message)`` for the first error, with ``(+N more)`` when there are others."""
+    errors = error.errors(include_url=False)
+    first: dict[str, Any] = dict(errors[0])
+    loc = [
+        part
+        for part in first["loc"]
+        if not _is_union_member_label(part) and part not in skip_labels
+    ]
+    message = str(first["msg"])
+    kind = first.get("type")
+    if kind == "union_tag_invalid":
+        ctx = first.get("ctx") or {}
+        message = (
+            f"unknown expectation type '{ctx.get('tag')}' (known: {ctx.get('expected_tags')})"
+            if ctx.get("discriminator") == "'type'"
+            else message
+        )
+        loc.append("type")
+    elif kind == "extra_forbidden":
+        message = "unknown field"
+    elif kind == "missing":
+        message = "required field is missing"
+    if message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    if len(errors) > 1:
+        message += f" (+{len(errors) - 1} more)"
+    return field_path(loc, prefix), message
+
+
+def _is_union_member_label(part: int | str) -> bool:
+    # pydantic puts the member model's name in the loc of union errors ("ToolSpec", "contains").
+    return isinstance(part, str) and (part[:1].isupper() or part.startswith("function-"))
+
+
+__all__ = ["describe", "field_path"]

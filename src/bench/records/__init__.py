@@ -1,0 +1,27 @@
+"""On-disk formats (run config, status, attempts, cassette) and the run store."""
+
+from .run import (
+    AttemptKey,
+    AttemptRecord,
+    Budgets,
+    RunConfig,
+    RunState,
+    RunStatus,
+    TaskSetRef,
+    attempt_filename,
+)
+from .store import CASSETTE, RunDir, RunStore
+
+__all__ = [
+    "CASSETTE",
+    "AttemptKey",
+    "AttemptRecord",
+    "Budgets",
+    "RunConfig",
+    "RunDir",
+    "RunState",
+    "RunStatus",
+    "RunStore",
+    "TaskSetRef",
+    "attempt_filename",
+]

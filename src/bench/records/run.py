@@ -1,0 +1,158 @@
+"""On-disk formats of a run directory.
+
+runs/<run_id>/
+    config.json            RunConfig, written once
+    status.json            RunStatus, replaced atomically as the run moves
+    attempts/<task>--r<k>.json   one AttemptRecord per finished attempt, written once
+    cassette.jsonl         every model exchange, written when the run stops
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field
+
+from bench.core.canonical import fingerprint
+from bench.core.models import FORMAT_VERSION, Strict
+from bench.core.score import Outcome, Verdict
+from bench.core.trace import Trace
+
+
+class TaskSetRef(Strict):
+    path: str
+    content_hash: str
+    split: Literal["public", "private"] | None
+    task_ids: list[str]
+
+
+class Budgets(Strict):
+    """Caps; ``None`` means no cap. The same shape for the per-task and per-run budgets."""
+
+    tokens: int | None = Field(None, ge=0)
+    tool_calls: int | None = Field(None, ge=0)
+    seconds: float | None = Field(None, gt=0)
+    dollars: float | None = Field(None, ge=0)
+
+
+class RunConfig(Strict):
+    format_version: Literal[1] = FORMAT_VERSION
+    run_id: str
+    harness_version: str
+    created_at: datetime
+    entrant: str
+    display_name: str
+    target_kind: str
+    target_file: str
+    target: dict[str, Any] = Field(description="the target file as loaded, secrets removed")
+    comparable: dict[str, Any] = Field(description="the target settings that decide comparability")
+    task_set: TaskSetRef
+    repeats: int = Field(ge=1)
+    concurrency: int = Field(ge=1)
+    attempt_timeout_s: float | None = Field(None, gt=0)
+    task_budget: Budgets = Field(default_factory=Budgets, description="overrides task budgets")
+    run_budget: Budgets = Field(default_factory=Budgets)
+    seed: int
+    record_cassette: bool = True
+
+    def fingerprint(self) -> str:
+        """What makes two runs comparable (a cohort on the board)."""
+        return fingerprint(
+            {
+                "task_set": self.task_set.content_hash,
+                "split": self.task_set.split,
+                "harness": self.harness_version,
+                "target": self.comparable,
+                "repeats": self.repeats,
+            }
+        )
+
+    def cohort_key(self) -> str:
+        """Runs with equal cohort keys were scored on the same tasks the same way."""
+        return fingerprint(
+            {
+                "task_set": self.task_set.content_hash,
+                "split": self.task_set.split,
+                "harness": self.harness_version,
+                "repeats": self.repeats,
+            }
+        )
+
+    def resume_key(self) -> dict[str, Any]:
+        """What must not change for ``--resume`` to continue this run."""
+        return {
+            "config_fingerprint": self.fingerprint(),
+            "task_ids": self.task_set.task_ids,
+            "target": self.target,
+            "attempt_timeout_s": self.attempt_timeout_s,
+            "task_budget": self.task_budget.model_dump(mode="json"),
+            "run_budget": self.run_budget.model_dump(mode="json"),
+            "seed": self.seed,
+        }
+
+
+RunState = Literal["started", "complete", "partial"]
+
+
+class AttemptKey(Strict):
+    task_id: str
+    repeat: int = Field(ge=0)
+
+
+class RunStatus(Strict):
+    format_version: Literal[1] = FORMAT_VERSION
+    run_id: str
+    status: RunState
+    config_fingerprint: str
+    started_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None = None
+    sessions: int = Field(1, ge=1, description="how many processes worked on this run")
+    elapsed_s: float = Field(0.0, ge=0, description="wall time spent on the run, all sessions")
+    attempts_total: int = Field(ge=0)
+    attempts_done: int = Field(0, ge=0)
+    skipped: list[AttemptKey] = Field(default_factory=list)
+    partial_reason: str | None = None
+
+
+class AttemptRecord(Strict):
+    """One finished attempt: its trace, its outcome and the verdicts that scored it."""
+
+    format_version: Literal[1] = FORMAT_VERSION
+    run_id: str
+    config_fingerprint: str
+    task_id: str
+    task_fingerprint: str
+    family: str
+    split: str
+    repeat: int = Field(ge=0)
+    outcome: Outcome
+    value: float | None = Field(None, ge=0, le=1, description="None unless scored/failed")
+    passed: bool | None = None
+    verdicts: list[Verdict] = Field(default_factory=list)
+    reason: str | None = Field(None, description="why errored / over budget / not scorable")
+    exceeded: list[str] = Field(default_factory=list, description="budgets that ran out")
+    started_at: datetime
+    finished_at: datetime
+    trace: Trace
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.task_id, self.repeat)
+
+
+def attempt_filename(task_id: str, repeat: int) -> str:
+    return f"{task_id}--r{repeat}.json"
+
+
+__all__ = [
+    "AttemptKey",
+    "AttemptRecord",
+    "Budgets",
+    "RunConfig",
+    "RunState",
+    "RunStatus",
+    "TaskSetRef",
+    "attempt_filename",
+]

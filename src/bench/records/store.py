@@ -1,0 +1,168 @@
+"""Run directories: created once, attempts written once, found by id, prefix, path or ``latest``."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import ValidationError
+
+from bench.core.atomic import write_atomic, write_once
+from bench.core.canonical import canonical_json
+from bench.core.errors import RunStoreError
+from bench.core.files import parse_json
+from bench.core.trace import Exchange
+from bench.core.validation import describe
+
+from .run import AttemptRecord, RunConfig, RunStatus, attempt_filename
+
+M = TypeVar("M", RunConfig, RunStatus, AttemptRecord)
+
+CONFIG = "config.json"
+STATUS = "status.json"
+ATTEMPTS = "attempts"
+CASSETTE = "cassette.jsonl"
+
+
+def _pretty(model: RunConfig | RunStatus | AttemptRecord) -> bytes:
+    return (json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n").encode()
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """One run on disk."""
+
+    path: Path
+
+    @property
+    def run_id(self) -> str:
+        return self.path.name
+
+    def config(self) -> RunConfig:
+        return self._load(CONFIG, RunConfig)
+
+    def status(self) -> RunStatus:
+        return self._load(STATUS, RunStatus)
+
+    def write_status(self, status: RunStatus) -> None:
+        write_atomic(self.path / STATUS, _pretty(status))
+
+    def write_attempt(self, record: AttemptRecord) -> Path:
+        target = self.path / ATTEMPTS / attempt_filename(record.task_id, record.repeat)
+        try:
+            write_once(target, _pretty(record))
+        except FileExistsError:
+            raise RunStoreError(
+                "attempt already recorded; a run never overwrites an attempt",
+                code="ATTEMPT_EXISTS",
+                path=target,
+            ) from None
+        return target
+
+    def attempts(self) -> list[AttemptRecord]:
+        """Every readable attempt file, in file-name order. Unreadable files are an error."""
+        directory = self.path / ATTEMPTS
+        if not directory.is_dir():
+            return []
+        records = []
+        for file in sorted(directory.glob("*.json")):
+            records.append(self._load(f"{ATTEMPTS}/{file.name}", AttemptRecord))
+        return records
+
+    def write_cassette(self, exchanges: Iterable[tuple[str, int, Exchange]]) -> Path:
+        lines = []
+        for task_id, repeat, exchange in exchanges:
+            entry = {"task_id": task_id, "repeat": repeat, **exchange.model_dump(mode="json")}
+            lines.append(canonical_json(entry).decode())
+        target = self.path / CASSETTE
+        write_atomic(target, ("\n".join(lines) + "\n" if lines else "").encode())
+        return target
+
+    def _load(self, name: str, model: type[M]) -> M:
+        file = self.path / name
+        try:
+            text = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise RunStoreError(
+                "missing from the run directory", code="RUN_CORRUPT", path=file
+            ) from None
+        try:
+            return model.model_validate(parse_json(text, file))
+        except ValidationError as exc:
+            field, message = describe(exc)
+            raise RunStoreError(message, code="RUN_CORRUPT", path=file, field=field) from None
+
+
+class RunStore:
+    """The ``runs/`` directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def create(self, config: RunConfig, status: RunStatus) -> RunDir:
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = self.root / config.run_id
+        try:
+            path.mkdir()
+        except FileExistsError:
+            raise RunStoreError(
+                "a run with this id exists; runs are never overwritten",
+                code="RUN_EXISTS",
+                path=path,
+            ) from None
+        run = RunDir(path)
+        write_once(path / CONFIG, _pretty(config))
+        run.write_status(status)
+        return run
+
+    def runs(self) -> list[RunDir]:
+        if not self.root.is_dir():
+            return []
+        return [RunDir(p) for p in sorted(self.root.iterdir()) if (p / CONFIG).is_file()]
+
+    def resolve(self, ref: str) -> RunDir:
+        """A run by exact id, unique id prefix, path to its directory, or ``latest``.
+
+        ``latest`` is the run whose status was written most recently (file time, not name:
+        a copied or resumed run sorts by when it was last worked on).
+        """
+        candidate = Path(ref)
+        if ref not in ("", "latest") and (candidate / CONFIG).is_file():
+            return RunDir(candidate)
+        runs = self.runs()
+        if ref == "latest":
+            if not runs:
+                raise RunStoreError("no runs yet", code="RUN_NOT_FOUND", path=self.root)
+            return max(runs, key=lambda run: (_mtime(run.path / STATUS), run.run_id))
+        exact = [run for run in runs if run.run_id == ref]
+        if exact:
+            return exact[0]
+        matches = [run for run in runs if ref and run.run_id.startswith(ref)]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise RunStoreError(
+                f"no run '{ref}' (an id, a unique prefix, a path or 'latest')",
+                code="RUN_NOT_FOUND",
+                path=self.root,
+            )
+        names = ", ".join(run.run_id for run in matches[:5])
+        raise RunStoreError(
+            f"'{ref}' matches {len(matches)} runs ({names}); give more of the id",
+            code="RUN_AMBIGUOUS",
+            path=self.root,
+        )
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except FileNotFoundError:
+        return 0
+
+
+__all__ = ["ATTEMPTS", "CASSETTE", "CONFIG", "STATUS", "RunDir", "RunStore"]

@@ -1,0 +1,166 @@
+"""From a run's attempt records to the numbers a person reads: task scores, the headline with
+its interval, the errored column, what could not be scored, cost and latency.
+
+Rules (docs/SCORING.md):
+- an attempt that *errored* or went *over budget* counts as 0 and is also counted on its own;
+- *skipped*, *not scorable* and *harness fault* attempts leave the denominator and are named;
+- a task's value is the mean over its counted repeats; a task with none is not scorable;
+- the headline is the mean of family means with a stratified bootstrap interval over tasks;
+  the pooled mean over tasks is printed beside it;
+- cost is the sum of attempt costs, or *not measured* if any counted attempt has no cost.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bench.core.score import TaskScore
+from bench.records.run import AttemptRecord, RunConfig, RunStatus
+from bench.records.store import RunDir
+
+if TYPE_CHECKING:
+    from bench.stats import HeadlineResult
+
+COUNTED = frozenset({"scored", "errored", "over_budget"})
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One task that did not pass, with the sentences that failed it across repeats."""
+
+    task_id: str
+    family: str
+    value: float | None
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    config: RunConfig
+    status: RunStatus
+    records: tuple[AttemptRecord, ...]
+    task_scores: tuple[TaskScore, ...]
+    headline: HeadlineResult | None  # bench.stats is imported lazily: numpy stays off --help
+    outcomes: dict[str, int]
+    not_scorable: tuple[tuple[str, str], ...]
+    failures: tuple[Failure, ...]
+    cost_usd: float | None
+    cost_note: str
+    tokens: int
+    p95_latency_s: float | None
+    harness_faults: int
+
+    @property
+    def passed_tasks(self) -> int:
+        return sum(1 for score in self.task_scores if score.value is not None and score.passed)
+
+    @property
+    def scored_tasks(self) -> int:
+        return sum(1 for score in self.task_scores if score.value is not None)
+
+
+def fold_task(task_id: str, family: str, records: list[AttemptRecord]) -> TaskScore:
+    from bench.stats import pairwise_disagreement
+
+    counted = [r for r in records if r.outcome in COUNTED]
+    values = [r.value if r.value is not None else 0.0 for r in counted]
+    passes = [bool(r.passed) for r in counted]
+    return TaskScore(
+        task_id=task_id,
+        family=family,
+        value=sum(values) / len(values) if values else None,
+        repeats=len(counted),
+        passes=sum(passes),
+        flakiness=pairwise_disagreement(passes) if len(passes) >= 2 else None,
+        outcomes=dict(Counter(r.outcome for r in records)),
+    )
+
+
+def _failure_lines(records: list[AttemptRecord]) -> tuple[str, ...]:
+    total = len(records)
+    counts: Counter[str] = Counter()
+    order: list[str] = []
+    for record in records:
+        lines: list[str] = []
+        if record.outcome in ("errored", "over_budget", "harness_fault", "not_scorable"):
+            lines.append(f"{record.outcome.replace('_', ' ')}: {record.reason}")
+        lines.extend(v.sentence for v in record.verdicts if v.decided and not v.passed)
+        for line in dict.fromkeys(lines):
+            if line not in counts:
+                order.append(line)
+            counts[line] += 1
+    return tuple(f"{counts[line]}/{total} repeats: {line}" for line in order)
+
+
+def p95(values: list[float]) -> float | None:
+    if not values:
+        return None
+    import numpy as np
+
+    return float(np.percentile(np.asarray(values), 95, method="inverted_cdf"))
+
+
+def summarize(run: RunDir, seed: int | None = None) -> RunSummary:
+    config, status = run.config(), run.status()
+    records = tuple(sorted(run.attempts(), key=lambda r: (r.task_id, r.repeat)))
+    by_task: dict[str, list[AttemptRecord]] = defaultdict(list)
+    for record in records:
+        by_task[record.task_id].append(record)
+    order = [tid for tid in config.task_set.task_ids if tid in by_task]
+    scores = tuple(fold_task(tid, by_task[tid][0].family, by_task[tid]) for tid in order)
+    headline = None
+    scorable = [s for s in scores if s.value is not None]
+    if scorable:
+        from bench.stats import stratified_headline
+
+        headline = stratified_headline(
+            [s.value for s in scorable if s.value is not None],
+            [s.family for s in scorable],
+            seed=config.seed if seed is None else seed,
+            label=f"{config.display_name} headline",
+        )
+    not_scorable = tuple(
+        (s.task_id, _why_unscorable(by_task[s.task_id])) for s in scores if s.value is None
+    )
+    failures = tuple(
+        Failure(s.task_id, s.family, s.value, _failure_lines(by_task[s.task_id]))
+        for s in scores
+        if s.value is not None and not s.passed
+    )
+    counted = [r for r in records if r.outcome in COUNTED]
+    costs = [r.trace.cost_usd for r in counted]
+    unmeasured = sum(1 for c in costs if c is None)
+    if not counted:
+        cost, note = None, "not measured (no attempts)"
+    elif unmeasured:
+        cost = None
+        note = f"not measured ({unmeasured} of {len(counted)} attempts report no cost)"
+    else:
+        cost = math.fsum(c for c in costs if c is not None)
+        note = f"${cost:.6f}"
+    return RunSummary(
+        config=config,
+        status=status,
+        records=records,
+        task_scores=scores,
+        headline=headline,
+        outcomes=dict(Counter(r.outcome for r in records)),
+        not_scorable=not_scorable,
+        failures=failures,
+        cost_usd=cost,
+        cost_note=note,
+        tokens=sum(r.trace.usage.total for r in records),
+        p95_latency_s=p95([r.trace.latency_s for r in counted]),
+        harness_faults=sum(1 for r in records if r.outcome == "harness_fault"),
+    )
+
+
+def _why_unscorable(records: list[AttemptRecord]) -> str:
+    reasons = [f"{r.outcome.replace('_', ' ')}: {r.reason}" for r in records if r.reason]
+    return reasons[0] if reasons else "no attempt could be scored"
+
+
+__all__ = ["Failure", "RunSummary", "fold_task", "p95", "summarize"]

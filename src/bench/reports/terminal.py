@@ -1,0 +1,203 @@
+"""Plain-text renderings for the terminal: ``bench show`` and ``bench compare``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bench.core.clock import iso_z
+from bench.records.run import AttemptRecord
+
+from .summary import RunSummary
+
+WIDTH = 100
+
+
+def _clip(text: str, width: int = WIDTH) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def score_line(summary: RunSummary) -> str:
+    head = summary.headline
+    if head is None:
+        return "score: not scorable (no task could be scored)"
+    score = head.score
+    families = len(head.family_means)
+    return (
+        f"score {score.value:.3f} [{score.interval.lo:.3f}, {score.interval.hi:.3f}] "
+        f"({score.interval.level:.0%} interval) over {score.n} task(s): mean of {families} "
+        f"family mean(s); pooled {head.pooled:.3f}"
+    )
+
+
+def render_summary(summary: RunSummary) -> list[str]:
+    config, status = summary.config, summary.status
+    lines = [
+        f"{config.run_id}   {config.display_name}   ({config.entrant}, model {config.target.get('model')})"
+    ]
+    lines.append(
+        f"  status {status.status}   started {iso_z(status.started_at)}   "
+        f"wall {status.elapsed_s:.3f}s   {config.repeats} repeat(s)   "
+        f"concurrency {config.concurrency}"
+    )
+    split = config.task_set.split or "all splits"
+    lines.append(
+        f"  task set {config.task_set.path} ({split}, {len(config.task_set.task_ids)} tasks, "
+        f"hash {config.task_set.content_hash[:12]})   config fingerprint {config.fingerprint()}"
+    )
+    if status.partial_reason:
+        lines.append(f"  PARTIAL: {status.partial_reason}")
+    if summary.harness_faults:
+        lines.append(
+            f"  HARNESS FAULTS: {summary.harness_faults} attempt(s) failed on our side; "
+            "this run is not publishable until re-run"
+        )
+    o = summary.outcomes
+    lines.append(
+        f"  attempts {status.attempts_total}: {o.get('scored', 0)} scored · "
+        f"{o.get('errored', 0)} errored · {o.get('over_budget', 0)} over budget · "
+        f"{o.get('not_scorable', 0)} not scorable · {len(status.skipped)} skipped · "
+        f"{o.get('harness_fault', 0)} harness fault"
+    )
+    lines.append("  " + score_line(summary))
+    errored_tasks = sum(1 for s in summary.task_scores if s.outcomes.get("errored"))
+    p95 = "n/a" if summary.p95_latency_s is None else f"{summary.p95_latency_s:.3f}s"
+    lines.append(
+        f"  passed {summary.passed_tasks}/{summary.scored_tasks} task(s)   errored "
+        f"{errored_tasks} task(s)   cost {summary.cost_note}   tokens {summary.tokens}   "
+        f"p95 latency {p95}"
+    )
+    if summary.headline is not None:
+        head = summary.headline
+        parts = [
+            f"{name} {mean:.3f} ({head.family_sizes[name]})"
+            for name, mean in sorted(head.family_means.items())
+        ]
+        lines.append("  family means: " + " · ".join(parts))
+        lines.extend(f"  note: {warning}" for warning in head.warnings)
+    return lines
+
+
+def render_show(summary: RunSummary) -> str:
+    lines = render_summary(summary)
+    if summary.failures:
+        lines.append("")
+        lines.append(f"failed tasks ({len(summary.failures)}):")
+        for failure in summary.failures:
+            value = "n/a" if failure.value is None else f"{failure.value:.3f}"
+            lines.append(f"  {failure.task_id}  {failure.family}  score {value}")
+            lines.extend(f"    - {_clip(line, WIDTH + 20)}" for line in failure.lines)
+    if summary.not_scorable:
+        lines.append("")
+        lines.append(f"not scorable, left out of the score ({len(summary.not_scorable)}):")
+        lines.extend(f"  {tid}  {_clip(why)}" for tid, why in summary.not_scorable)
+    if summary.status.skipped:
+        lines.append("")
+        skipped = ", ".join(f"{k.task_id}#{k.repeat}" for k in summary.status.skipped)
+        lines.append(f"skipped, left out of the score ({len(summary.status.skipped)}): {skipped}")
+    if not summary.failures and not summary.not_scorable:
+        lines.append("")
+        lines.append("no failed tasks")
+    return "\n".join(lines) + "\n"
+
+
+def _value(value: Any) -> str:
+    text = (
+        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    )
+    return _clip(text, 160)
+
+
+def render_attempt(record: AttemptRecord) -> list[str]:
+    value = "n/a" if record.value is None else f"{record.value:.3f}"
+    lines = [f"attempt {record.task_id} repeat {record.repeat}: {record.outcome}, score {value}"]
+    if record.reason:
+        lines.append(f"  reason: {record.reason}")
+    for verdict in record.verdicts:
+        mark = "?" if not verdict.decided else ("ok" if verdict.passed else "FAIL")
+        lines.append(f"  [{mark}] {verdict.type}: {verdict.sentence}")
+    trace = record.trace
+    lines.append("  trace:")
+    for message in trace.messages:
+        if message.role == "tool":
+            continue
+        if message.content:
+            lines.append(f"    {message.role}: {_clip(message.content, 160)}")
+        for call in message.tool_calls:
+            lines.append(f"    {message.role} → {call.name}({_value(call.arguments)})")
+    for ran in trace.tool_calls:
+        shown = f"error: {ran.error}" if ran.error else _value(ran.result)
+        lines.append(f"    tool {ran.name}({_value(ran.arguments)}) ⇒ {shown}")
+    if trace.retrieved:
+        lines.append(f"    retrieved: {', '.join(trace.retrieved)}")
+    cost = "not measured" if trace.cost_usd is None else f"${trace.cost_usd:.6f}"
+    lines.append(
+        f"    tokens {trace.usage.prompt_tokens} prompt / {trace.usage.completion_tokens} "
+        f"completion / {trace.usage.cached_tokens} cached   cost {cost}   "
+        f"latency {trace.latency_s:.3f}s   {len(trace.exchanges)} model call(s)"
+    )
+    return lines
+
+
+def render_task(summary: RunSummary, task_id: str) -> str | None:
+    records = [r for r in summary.records if r.task_id == task_id]
+    if not records:
+        return None
+    lines: list[str] = []
+    for record in records:
+        lines.extend(render_attempt(record))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_compare(a: RunSummary, b: RunSummary) -> str:
+    rows = []
+    for summary in (a, b):
+        head = summary.headline
+        score = "n/a" if head is None else f"{head.score.value:.3f}"
+        interval = (
+            "" if head is None else f"[{head.score.interval.lo:.3f}, {head.score.interval.hi:.3f}]"
+        )
+        errored = summary.outcomes.get("errored", 0)
+        rows.append(
+            (
+                summary.config.display_name,
+                score,
+                interval,
+                f"{summary.passed_tasks}/{summary.scored_tasks}",
+                str(errored),
+                summary.cost_note,
+                summary.config.run_id,
+            )
+        )
+    header = ("entry", "score", "95% interval", "passed", "errored", "cost", "run")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip()
+        for row in [header, *rows]
+    ]
+    if a.headline is not None and b.headline is not None:
+        diff = b.headline.score.value - a.headline.score.value
+        lines.append(f"difference (second − first): {diff:+.3f}   (not a significance test)")
+    if a.config.cohort_key() != b.config.cohort_key():
+        lines.append(
+            "WARNING: these runs used different task sets, splits, harness versions or repeats; "
+            "the scores are not comparable"
+        )
+    before = {s.task_id: s for s in a.task_scores}
+    changed = []
+    for task_score in b.task_scores:
+        old = before.get(task_score.task_id)
+        if old is None or old.value == task_score.value:
+            continue
+        old_v = "n/a" if old.value is None else f"{old.value:.3f}"
+        new_v = "n/a" if task_score.value is None else f"{task_score.value:.3f}"
+        changed.append(f"  {task_score.task_id}  {old_v} → {new_v}")
+    lines.append("")
+    lines.append(f"tasks whose score changed ({len(changed)}):" if changed else "no task changed")
+    lines.extend(changed)
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["render_attempt", "render_compare", "render_show", "render_summary", "render_task"]

@@ -1,0 +1,181 @@
+"""One attempt: drive the entrant through a task's conversation in a fresh mock world.
+
+The harness owns the agent loop: it offers the task's tools, asks the target for one
+completion at a time, runs the tool calls the response asks for, and feeds the results back,
+until the response has no tool calls (that content is the answer to the user turn). The agent
+answers at every input user message that the input does not itself answer.
+
+Who is to blame is decided here: an exception from the target is the entrant's
+(``EntrantFault`` → *errored*); an exception from the mock world or our own code is ours
+(*harness fault*).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.core.canonical import canonical_json
+from bench.core.errors import BenchError, EntrantError
+from bench.core.trace import Exchange, Message, ToolCall, Trace, Usage
+from bench.targets.base import ModelRequest, ModelResponse, Pricing, Target
+from bench.tasks.model import Task
+from bench.world import World
+
+from .budget import Meter, OverBudget
+
+
+class EntrantFault(Exception):
+    """The target raised: the attempt is *errored* with this reason."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+@dataclass
+class TraceBuilder:
+    """Collects the trace as the attempt goes, so a failed attempt keeps what happened."""
+
+    messages: list[Message] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    retrieved: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    usage_complete: bool = True
+    cost: float = 0.0
+    cost_complete: bool = True
+    exchanges: list[Exchange] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+
+    def build(self) -> Trace:
+        measured = self.usage_complete and bool(self.exchanges)
+        return Trace(
+            messages=list(self.messages),
+            tool_calls=list(self.tool_calls),
+            retrieved=list(self.retrieved),
+            answers=list(self.answers),
+            usage=self.usage,
+            usage_measured=measured,
+            latency_s=round(time.perf_counter() - self.started, 6),
+            cost_usd=round(self.cost, 10) if (self.cost_complete and measured) else None,
+            exchanges=list(self.exchanges),
+        )
+
+
+@dataclass
+class Attempt:
+    """The inputs of one attempt."""
+
+    task: Task
+    target: Target
+    world: World
+    meter: Meter
+    pricing: Pricing | None
+    trace: TraceBuilder = field(default_factory=TraceBuilder)
+
+    async def run(self) -> None:
+        spec = self.target.spec
+        if spec.system_prompt:
+            self.trace.messages.append(Message(role="system", content=spec.system_prompt))
+        inputs = self.task.input
+        turn = 0
+        for index, message in enumerate(inputs):
+            self.trace.messages.append(message)
+            answered_by_input = index + 1 < len(inputs) and inputs[index + 1].role == "assistant"
+            if message.role == "user" and not answered_by_input:
+                await self._agent_turn(turn)
+                turn += 1
+
+    def _request(self) -> ModelRequest:
+        spec = self.target.spec
+        params: dict[str, Any] = dict(spec.params)
+        tools = self.world.tool_defs()
+        if tools and spec.tool_choice != "auto":
+            params["tool_choice"] = spec.tool_choice
+        return ModelRequest(
+            model=spec.model, messages=list(self.trace.messages), tools=tools, params=params
+        )
+
+    async def _complete(self, request: ModelRequest) -> ModelResponse:
+        try:
+            return await self.target.complete(request)
+        except EntrantError as exc:
+            raise EntrantFault(f"{exc.code}: {exc.message}") from None
+        except BenchError:
+            raise
+        except Exception as exc:  # whatever the entrant raised is the entrant's failure
+            raise EntrantFault(f"{type(exc).__name__}: {exc}") from None
+
+    async def _agent_turn(self, turn: int) -> None:
+        limit = self.task.limits.max_turns
+        for _ in range(limit):
+            request = self._request()
+            began = time.perf_counter()
+            response = await self._complete(request)
+            self._account(request, response, time.perf_counter() - began)
+            self.meter.check()
+            if not response.tool_calls:
+                self.trace.messages.append(Message(role="assistant", content=response.content))
+                self.trace.answers.append(response.content)
+                return
+            self.trace.messages.append(
+                Message(role="assistant", content=response.content, tool_calls=response.tool_calls)
+            )
+            for call in response.tool_calls:
+                self.meter.tool_calls += 1
+                self.meter.check()
+                self._run_tool(call.id, call.name, call.arguments, turn)
+        raise OverBudget(["turns"], f"over budget: no final answer after {limit} model calls")
+
+    def _run_tool(self, call_id: str, name: str, arguments: dict[str, Any], turn: int) -> None:
+        outcome = self.world.call(name, arguments)
+        self.trace.tool_calls.append(
+            ToolCall(
+                id=call_id,
+                name=name,
+                arguments=arguments,
+                result=outcome.result,
+                error=outcome.error,
+                turn=turn,
+                retrieved=list(outcome.retrieved),
+            )
+        )
+        for passage in outcome.retrieved:
+            if passage not in self.trace.retrieved:
+                self.trace.retrieved.append(passage)
+        body = {"error": outcome.error} if outcome.error is not None else outcome.result
+        self.trace.messages.append(
+            Message(
+                role="tool", content=canonical_json(body).decode(), tool_call_id=call_id, name=name
+            )
+        )
+
+    def _account(self, request: ModelRequest, response: ModelResponse, latency: float) -> None:
+        cost: float | None = None
+        if response.usage is None:
+            self.trace.usage_complete = False
+        else:
+            self.trace.usage = self.trace.usage.plus(response.usage)
+            self.meter.tokens += response.usage.total
+            if self.pricing is not None:
+                cost = self.pricing.cost(response.usage)
+                self.trace.cost += cost
+                self.meter.dollars += cost
+        if cost is None:
+            self.trace.cost_complete = False
+        self.trace.exchanges.append(
+            Exchange(
+                index=len(self.trace.exchanges),
+                request_hash=request.request_hash(),
+                request=request.wire(),
+                response=response.model_dump(mode="json"),
+                latency_s=round(latency, 6),
+                usage=response.usage,
+                cost_usd=cost,
+            )
+        )
+
+
+__all__ = ["Attempt", "EntrantFault", "TraceBuilder"]

@@ -1,0 +1,191 @@
+"""The run loop: schedule attempts under a concurrency limit, decide each outcome, score it,
+write it once, and keep the run's status honest (``started`` → ``complete`` / ``partial``)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from bench.core.clock import utc_now
+from bench.core.errors import HarnessFault
+from bench.corpus import CorpusLibrary
+from bench.records.run import AttemptKey, AttemptRecord, RunConfig, RunStatus
+from bench.records.store import RunDir
+from bench.scorers import score_attempt
+from bench.targets.base import Target
+from bench.targets.cassette import current_attempt
+from bench.tasks.model import Task
+from bench.world import World
+
+from .attempt import Attempt, EntrantFault
+from .budget import Meter, OverBudget, effective_budget
+from .progress import NullProgress, ProgressSink
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    run: RunDir
+    config: RunConfig
+    tasks: tuple[Task, ...]
+    target: Target
+    corpora: CorpusLibrary
+
+
+async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptRecord:
+    """Run, decide the outcome of, and score one attempt. Never raises for the entrant's sake."""
+    config = plan.config
+    started = utc_now()
+    budget = effective_budget(task.budget, config.task_budget)
+    corpus = plan.corpora.corpus(task.corpus) if task.corpus else None
+    attempt = Attempt(
+        task=task,
+        target=plan.target,
+        world=World(task, corpus),
+        meter=Meter(budget),
+        pricing=plan.target.spec.pricing,
+    )
+    limits = [task.limits.timeout_s]
+    if config.attempt_timeout_s is not None:
+        limits.append(config.attempt_timeout_s)
+    seconds_cap = budget.seconds
+    timeout = min([*limits, seconds_cap] if seconds_cap is not None else limits)
+    outcome, reason, exceeded = "scored", None, []
+    token = current_attempt.set((task.id, repeat))
+    try:
+        await asyncio.wait_for(attempt.run(), timeout=timeout)
+    except OverBudget as exc:
+        outcome, reason, exceeded = "over_budget", exc.detail, exc.exceeded
+    except TimeoutError:
+        if seconds_cap is not None and seconds_cap <= min(limits):
+            outcome, reason, exceeded = (
+                "over_budget",
+                f"over budget: seconds > {seconds_cap}",
+                ["seconds"],
+            )
+        else:
+            outcome, reason = "errored", f"no final answer within {timeout:g}s (attempt timeout)"
+    except EntrantFault as exc:
+        outcome, reason = "errored", exc.reason
+    except HarnessFault as exc:
+        outcome, reason = "harness_fault", f"{exc.code}: {exc.render()}"
+    except Exception as exc:  # a bug on our side is never charged to the entrant
+        outcome, reason = "harness_fault", f"{type(exc).__name__}: {exc}"
+    finally:
+        current_attempt.reset(token)
+    trace = attempt.trace.build()
+    value: float | None = None
+    passed: bool | None = None
+    verdicts = []
+    if outcome == "scored":
+        known = corpus.passage_ids if corpus is not None else frozenset()
+        scored = score_attempt(task, trace, known)
+        verdicts = list(scored.verdicts)
+        if scored.value is None:
+            outcome = "not_scorable"
+            reason = "no expectation could decide: " + "; ".join(scored.undecided)
+        else:
+            value, passed = scored.value, scored.passed
+    elif outcome in ("errored", "over_budget"):
+        value, passed = 0.0, False
+    return AttemptRecord(
+        run_id=config.run_id,
+        config_fingerprint=config.fingerprint(),
+        task_id=task.id,
+        task_fingerprint=task.fingerprint(),
+        family=task.family,
+        split=task.split,
+        repeat=repeat,
+        outcome=outcome,
+        value=value,
+        passed=passed,
+        verdicts=verdicts,
+        reason=reason,
+        exceeded=exceeded,
+        started_at=started,
+        finished_at=utc_now(),
+        trace=trace,
+    )
+
+
+def _spend(meter: Meter, record: AttemptRecord) -> None:
+    meter.tokens += record.trace.usage.total
+    meter.tool_calls += len(record.trace.tool_calls)
+    if record.trace.cost_usd is not None:
+        meter.dollars += record.trace.cost_usd
+
+
+async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunStatus:
+    """Run every attempt the run directory does not have yet; return the final status."""
+    sink = progress or NullProgress()
+    config = plan.config
+    existing = plan.run.attempts()
+    done_keys = {record.key for record in existing}
+    work = [
+        (task, repeat)
+        for task in plan.tasks
+        for repeat in range(config.repeats)
+        if (task.id, repeat) not in done_keys
+    ]
+    total = len(plan.tasks) * config.repeats
+    status = plan.run.status()
+    run_meter = Meter(config.run_budget, seconds=status.elapsed_s)
+    for record in existing:
+        _spend(run_meter, record)
+    done = len(done_keys)
+    skipped: list[AttemptKey] = []
+    exhausted_reason: list[str] = []
+    gate = asyncio.Semaphore(config.concurrency)
+    lock = asyncio.Lock()
+    session_start = time.perf_counter()
+    sink.started(config.run_id, total, done)
+
+    async def one(task: Task, repeat: int) -> None:
+        nonlocal done, status
+        async with gate:
+            run_meter.seconds = status.elapsed_s + (time.perf_counter() - session_start)
+            spent = run_meter.exhausted()
+            if spent:
+                if not exhausted_reason:
+                    exhausted_reason.append("run budget: " + "; ".join(t for _, t in spent))
+                skipped.append(AttemptKey(task_id=task.id, repeat=repeat))
+                sink.skipped(task.id, repeat, exhausted_reason[0])
+                return
+            record = await perform_attempt(plan, task, repeat)
+            async with lock:
+                plan.run.write_attempt(record)
+                _spend(run_meter, record)
+                done += 1
+                status = status.model_copy(update={"attempts_done": done, "updated_at": utc_now()})
+                plan.run.write_status(status)
+            sink.attempt(record, done, total)
+
+    await asyncio.gather(*(one(task, repeat) for task, repeat in work))
+    elapsed = status.elapsed_s + (time.perf_counter() - session_start)
+    finished = utc_now()
+    final = status.model_copy(
+        update={
+            "status": "partial" if skipped else "complete",
+            "attempts_done": done,
+            "skipped": skipped,
+            "partial_reason": exhausted_reason[0] + f"; {len(skipped)} attempt(s) skipped"
+            if skipped
+            else None,
+            "updated_at": finished,
+            "finished_at": finished,
+            "elapsed_s": round(elapsed, 6),
+        }
+    )
+    records = sorted(plan.run.attempts(), key=lambda r: (r.task_id, r.repeat))
+    if config.record_cassette:
+        plan.run.write_cassette(
+            (record.task_id, record.repeat, exchange)
+            for record in records
+            for exchange in record.trace.exchanges
+        )
+    plan.run.write_status(final)
+    sink.finished(final)
+    return final
+
+
+__all__ = ["RunPlan", "execute", "perform_attempt"]

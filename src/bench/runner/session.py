@@ -1,0 +1,199 @@
+"""Starting and resuming runs: everything is validated before anything is written."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench import HARNESS_VERSION
+from bench.core.clock import utc_now
+from bench.core.errors import InputError, RunStoreError, UsageError
+from bench.core.ids import new_run_id
+from bench.core.rng import DEFAULT_SEED
+from bench.corpus import CorpusLibrary
+from bench.records.run import Budgets, RunConfig, RunStatus, TaskSetRef
+from bench.records.store import RunDir, RunStore
+from bench.targets.base import Target, TargetSpec
+from bench.targets.load import build_target, read_target_spec
+from bench.tasks.load import TaskSet, load_task_set
+
+from .engine import RunPlan, execute
+from .progress import ProgressSink
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What ``bench run`` was asked to do."""
+
+    tasks: Path
+    target_file: Path | None = None
+    replay: str | None = None
+    corpus_root: Path | None = None
+    split: str | None = None
+    task_ids: tuple[str, ...] | None = None
+    repeats: int = 1
+    concurrency: int = 4
+    attempt_timeout_s: float | None = None
+    task_budget: Budgets = field(default_factory=Budgets)
+    run_budget: Budgets = field(default_factory=Budgets)
+    seed: int = DEFAULT_SEED
+    runs_dir: Path = Path("runs")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    config: RunConfig
+    tasks: TaskSet
+    target: Target
+
+
+def _target(request: RunRequest, store: RunStore) -> tuple[Target, str]:
+    if (request.target_file is None) == (request.replay is None):
+        raise UsageError("give exactly one of --target FILE or --replay RUN")
+    if request.target_file is not None:
+        spec = read_target_spec(request.target_file)
+        return build_target(spec, request.target_file.parent, request.target_file), str(
+            request.target_file
+        )
+    original = store.resolve(request.replay or "")
+    recorded = dict(original.config().target)
+    recorded.update({"kind": "cassette", "callable": None, "cassette": str(original.path)})
+    spec = TargetSpec.model_validate(recorded)
+    return build_target(spec, Path("."), original.path), f"replay:{original.run_id}"
+
+
+def prepare(
+    request: RunRequest, store: RunStore, run_id: str | None = None, created: Any = None
+) -> Prepared:
+    """Load and check the tasks and the target and build the run's config. Writes nothing."""
+    if request.repeats < 1:
+        raise UsageError("--repeats must be at least 1")
+    if request.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    task_set = load_task_set(request.tasks, request.corpus_root).select(
+        request.split, request.task_ids
+    )
+    if request.task_ids:
+        missing = sorted(set(request.task_ids) - set(task_set.by_id()))
+        if missing:
+            raise InputError(
+                f"no task(s) {', '.join(missing)} in the selected set",
+                code="TASK_NOT_FOUND",
+                path=request.tasks,
+            )
+    if not task_set.tasks:
+        raise InputError(
+            f"no tasks in split '{request.split}'", code="TASKS_EMPTY", path=request.tasks
+        )
+    target, target_file = _target(request, store)
+    corpora = CorpusLibrary(task_set.corpus_root)
+    for document in task_set.corpus_documents():
+        corpora.corpus([document])  # parse every document now: a bad one fails before the run
+    spec = target.spec
+    config = RunConfig(
+        run_id=run_id or new_run_id(),
+        harness_version=HARNESS_VERSION,
+        created_at=created or utc_now(),
+        entrant=spec.entrant,
+        display_name=spec.display_name,
+        target_kind=spec.kind,
+        target_file=target_file,
+        target=spec.model_dump(mode="json"),
+        comparable=spec.comparable(),
+        task_set=TaskSetRef(
+            path=str(request.tasks),
+            content_hash=task_set.content_hash(),
+            split=request.split,
+            task_ids=[task.id for task in task_set.tasks],
+        ),
+        repeats=request.repeats,
+        concurrency=request.concurrency,
+        attempt_timeout_s=request.attempt_timeout_s,
+        task_budget=request.task_budget,
+        run_budget=request.run_budget,
+        seed=request.seed,
+    )
+    return Prepared(config, task_set, target)
+
+
+def start_run(
+    request: RunRequest, progress: ProgressSink | None = None
+) -> tuple[RunDir, RunStatus]:
+    store = RunStore(request.runs_dir)
+    prepared = prepare(request, store)
+    now = utc_now()
+    status = RunStatus(
+        run_id=prepared.config.run_id,
+        status="started",
+        config_fingerprint=prepared.config.fingerprint(),
+        started_at=now,
+        updated_at=now,
+        attempts_total=len(prepared.tasks.tasks) * request.repeats,
+    )
+    run = store.create(prepared.config, status)
+    return run, _go(run, prepared, progress)
+
+
+def resume_run(
+    ref: str, request: RunRequest, progress: ProgressSink | None = None
+) -> tuple[RunDir, RunStatus]:
+    """Continue a killed run: only missing attempts run; a changed config is refused."""
+    store = RunStore(request.runs_dir)
+    run = store.resolve(ref)
+    old = run.config()
+    prepared = prepare(request, store, run_id=old.run_id, created=old.created_at)
+    before, after = old.resume_key(), prepared.config.resume_key()
+    changed = sorted(key for key in before if before[key] != after.get(key))
+    if changed:
+        raise RunStoreError(
+            f"the config changed since this run started ({', '.join(changed)}); "
+            "start a new run instead",
+            code="CONFIG_CHANGED",
+            path=run.path,
+        )
+    by_id = prepared.tasks.by_id()
+    for record in run.attempts():
+        task = by_id.get(record.task_id)
+        if task is None or task.fingerprint() != record.task_fingerprint:
+            raise RunStoreError(
+                f"task '{record.task_id}' changed since it was attempted",
+                code="CONFIG_CHANGED",
+                path=run.path,
+            )
+    status = run.status()
+    run.write_status(
+        status.model_copy(
+            update={
+                "status": "started",
+                "sessions": status.sessions + 1,
+                "skipped": [],
+                "partial_reason": None,
+                "finished_at": None,
+                "updated_at": utc_now(),
+            }
+        )
+    )
+    return run, _go(run, prepared, progress)
+
+
+def _go(run: RunDir, prepared: Prepared, progress: ProgressSink | None) -> RunStatus:
+    plan = RunPlan(
+        run=run,
+        config=prepared.config,
+        tasks=prepared.tasks.tasks,
+        target=prepared.target,
+        corpora=CorpusLibrary(prepared.tasks.corpus_root),
+    )
+
+    async def main() -> RunStatus:
+        try:
+            return await execute(plan, progress)
+        finally:
+            await prepared.target.aclose()
+
+    return asyncio.run(main())
+
+
+__all__ = ["Prepared", "RunRequest", "prepare", "resume_run", "start_run"]

@@ -1,0 +1,65 @@
+"""JSON Schemas generated from the models into ``schema/``; a test fails when they drift."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from bench.core.trace import Trace
+from bench.records.run import AttemptRecord, RunConfig, RunStatus
+from bench.targets.base import TargetSpec
+from bench.tasks.model import Task, TaskFile
+
+MODELS: dict[str, type[BaseModel]] = {
+    "task": Task,
+    "task-file": TaskFile,
+    "trace": Trace,
+    "run": RunConfig,
+    "run-status": RunStatus,
+    "attempt": AttemptRecord,
+    "target": TargetSpec,
+}
+
+
+def schema_for(name: str) -> dict[str, Any]:
+    model = MODELS[name]
+    schema = model.model_json_schema(by_alias=True)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"https://bench-suite.invalid/schema/{name}.schema.json",
+        **schema,
+    }
+
+
+def render(name: str, compact: bool = False) -> str:
+    schema = schema_for(name)
+    if compact:
+        return json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(schema, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_all(directory: Path) -> list[Path]:
+    from bench.core.atomic import write_atomic
+
+    written = []
+    for name in MODELS:
+        path = directory / f"{name}.schema.json"
+        write_atomic(path, render(name).encode())
+        written.append(path)
+    return written
+
+
+def drift(directory: Path) -> list[str]:
+    """Names whose file in ``directory`` is missing or differs from the models."""
+    stale = []
+    for name in MODELS:
+        path = directory / f"{name}.schema.json"
+        if not path.is_file() or path.read_text(encoding="utf-8") != render(name):
+            stale.append(name)
+    return stale
+
+
+__all__ = ["MODELS", "drift", "render", "schema_for", "write_all"]

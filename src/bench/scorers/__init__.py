@@ -1,0 +1,21 @@
+"""Scoring: one check per expectation type, and the rule that folds them into an attempt score.
+
+Importing this package registers every scorer module (one module per thing a check reads:
+``text`` the answer text, ``citations`` the answer against the corpus, ``tools`` the tool
+calls). ``registered_types()`` says which of the thirteen expectation types have a scorer; an
+expectation of any other type is reported undecided, never scored as a zero.
+"""
+
+from . import citations, text, tools  # noqa: F401  (imported to register their scorers)
+from .aggregate import AttemptScore, score_attempt
+from .base import REGISTRY, Scorer, ScoringContext, register, registered_types
+
+__all__ = [
+    "REGISTRY",
+    "AttemptScore",
+    "Scorer",
+    "ScoringContext",
+    "register",
+    "registered_types",
+    "score_attempt",
+]

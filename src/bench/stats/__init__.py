@@ -1,0 +1,39 @@
+"""Statistics for the board: intervals, the shared stratified bootstrap, the stratified
+headline, pass@k / pass^k, flakiness and Cohen's kappa. Methods and known answers:
+``STATISTICS.md``.
+
+Only this package imports numpy and scipy; nothing outside it may import them at module
+import time (``bench --help`` must stay fast).
+"""
+
+from .bootstrap import family_columns, headline_bootstrap, resample_matrix, task_weights
+from .headline import SMALL_FAMILY, HeadlineResult, stratified_headline
+from .intervals import clustered_se, naive_se, wilson
+from .kappa import KappaResult, cohen_kappa
+from .passk import (
+    expected_max_of_k,
+    expected_min_of_k,
+    pairwise_disagreement,
+    pass_at_k,
+    pass_hat_k,
+)
+
+__all__ = [
+    "SMALL_FAMILY",
+    "HeadlineResult",
+    "KappaResult",
+    "clustered_se",
+    "cohen_kappa",
+    "expected_max_of_k",
+    "expected_min_of_k",
+    "family_columns",
+    "headline_bootstrap",
+    "naive_se",
+    "pairwise_disagreement",
+    "pass_at_k",
+    "pass_hat_k",
+    "resample_matrix",
+    "stratified_headline",
+    "task_weights",
+    "wilson",
+]

@@ -1,0 +1,148 @@
+"""The stratified headline: the mean of family means, with a stratified bootstrap interval.
+
+Input is **one value per task**: the caller averages a task's repeats first, so repeating
+attempts (or copying them) never narrows the interval (STATISTICS.md section 0 and (a)).
+Every task value must be present; how missing tasks are treated is the caller's policy.
+
+Interval rule:
+
+1. Normally, the percentile interval of the stratified bootstrap (``bootstrap.py``).
+2. The bootstrap is *degenerate* exactly when every family is constant: then every resample
+   equals the headline. Two cases:
+
+   a. Every value is the same 0 or the same 1 (the headline sits on the boundary): the zero
+      width only says no failure (or no success) was seen, so fall back to the Wilson interval
+      of the pooled successes, e.g. 50/50 -> [0.9287, 1].
+   b. Otherwise (families constant at different levels, or constant non-binary values): the
+      interval is the point ``[h, h]``. Families are strata fixed by design, so their
+      differences carry no sampling error, and Wilson of the pooled count would describe the
+      pooled mean, not ``h`` (families [1,1,1,1] and [0,0]: h = 0.5, pooled 4/6, Wilson
+      [0.30, 0.90]). A warning says the interval is a point.
+
+The interval is clipped to [0, 1] and widened, if percentile rounding ever requires it, to
+contain the value.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from bench.core.rng import DEFAULT_SEED
+from bench.core.score import Interval, Score
+
+from .bootstrap import family_columns, headline_bootstrap
+from .intervals import wilson
+
+SMALL_FAMILY = 10
+
+
+@dataclass(frozen=True)
+class HeadlineResult:
+    """A stratified headline and what it rests on."""
+
+    score: Score
+    pooled: float
+    """Plain mean over tasks (differs from the headline when family sizes differ)."""
+    analytic_se: float
+    """``(1/F) * sqrt(sum_f s_f^2 / n_f)`` with ddof 0 (what the bootstrap SE estimates)."""
+    bootstrap_se: float
+    """Standard deviation of the bootstrap headlines (ddof 1); 0 when degenerate."""
+    family_means: dict[str, float]
+    family_sizes: dict[str, int]
+    warnings: tuple[str, ...]
+
+
+def _unit_values(values: Sequence[float]) -> npt.NDArray[np.float64]:
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1:
+        raise ValueError(f"values must be one value per task (1-D), got shape {x.shape}")
+    if x.size == 0:
+        raise ValueError("no tasks: a headline needs at least one task value")
+    if not np.all(np.isfinite(x)) or np.any(x < 0.0) or np.any(x > 1.0):
+        raise ValueError("task values must be finite numbers in [0, 1]")
+    return x
+
+
+def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
+    return min(hi, max(lo, x))
+
+
+def _mean(xs: Sequence[float]) -> float:
+    """Correctly rounded mean, kept inside [min, max] (a constant family's mean is exact)."""
+    return _clip(math.fsum(xs) / len(xs), min(xs), max(xs))
+
+
+def stratified_headline(
+    values: Sequence[float],
+    families: Sequence[str],
+    *,
+    B: int = 2000,
+    seed: int = DEFAULT_SEED,
+    level: float = 0.95,
+    label: str = "headline",
+) -> HeadlineResult:
+    """Mean of family means over one value per task, with its interval (see module docstring)."""
+    x = _unit_values(values)
+    if len(families) != x.size:
+        raise ValueError(f"got {x.size} task values but {len(families)} family labels")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must be in (0, 1), got {level}")
+    B, seed = operator.index(B), operator.index(seed)
+    if B < 1:
+        raise ValueError(f"the number of resamples B must be at least 1, got {B}")
+    columns = family_columns(families)
+    groups = {f: x[cols] for f, cols in columns.items()}
+    family_means = {f: _mean(g.tolist()) for f, g in groups.items()}
+    family_sizes = {f: int(g.size) for f, g in groups.items()}
+    n_families = len(groups)
+    value = _mean(list(family_means.values()))
+    pooled = _mean(x.tolist())
+    analytic_se = math.sqrt(sum(float(np.var(g)) / g.size for g in groups.values())) / n_families
+
+    warnings = [
+        f"family {f} has {n} task{'s' if n != 1 else ''} (< {SMALL_FAMILY}): its interval is narrow"
+        for f, n in family_sizes.items()
+        if n < SMALL_FAMILY
+    ]
+    degenerate = all(float(np.ptp(g)) == 0.0 for g in groups.values())
+    binary = bool(np.all((x == 0.0) | (x == 1.0)))
+    if degenerate and binary and float(np.ptp(x)) == 0.0:
+        successes = int(np.count_nonzero(x))
+        lo, hi = wilson(successes, x.size, level)
+        method = f"Wilson score over {successes}/{x.size} pooled tasks (bootstrap degenerate)"
+        bootstrap_se = 0.0
+    elif degenerate:
+        lo = hi = value
+        method = (
+            f"stratified bootstrap over tasks, B={B}, seed={seed}: "
+            "degenerate (every family constant), point interval"
+        )
+        bootstrap_se = 0.0
+        warnings.append("every family is constant: the interval is a single point")
+    else:
+        boot = headline_bootstrap(x[np.newaxis, :], families, B, seed)[:, 0]
+        alpha = 1.0 - level
+        q_lo, q_hi = np.quantile(boot, [alpha / 2.0, 1.0 - alpha / 2.0])
+        lo, hi = _clip(float(q_lo)), _clip(float(q_hi))
+        method = f"stratified bootstrap over tasks, B={B}, seed={seed}, percentile"
+        bootstrap_se = float(np.std(boot, ddof=1)) if B > 1 else 0.0
+    interval = Interval(lo=min(lo, value), hi=max(hi, value), level=level, method=method)
+    score = Score(value=value, n=int(x.size), label=label, interval=interval)
+    return HeadlineResult(
+        score=score,
+        pooled=pooled,
+        analytic_se=analytic_se,
+        bootstrap_se=bootstrap_se,
+        family_means=family_means,
+        family_sizes=family_sizes,
+        warnings=tuple(warnings),
+    )
+
+
+__all__ = ["SMALL_FAMILY", "HeadlineResult", "stratified_headline"]

@@ -1,0 +1,98 @@
+"""``cassette``: replay recorded model exchanges with no network.
+
+A request is matched on its full canonical content (SHA-256 of the request body), never on a
+URL alone. When one request was recorded more than once (repeats of a sampling model), the
+exchange recorded for the same task and repeat is served first, in recorded order.
+A request the cassette lacks fails the attempt clearly (``CASSETTE_MISS``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from bench.core.errors import CassetteMiss, InputError
+from bench.core.files import parse_json
+
+from .base import ModelRequest, ModelResponse, TargetSpec
+
+CASSETTE_FILE = "cassette.jsonl"
+
+# Set by the runner around each attempt: (task_id, repeat).
+current_attempt: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar(
+    "current_attempt", default=None
+)
+
+
+def read_cassette(path: Path) -> list[dict[str, Any]]:
+    file = path / CASSETTE_FILE if path.is_dir() else path
+    if not file.is_file():
+        raise InputError("cassette not found", code="CASSETTE_MISSING", path=file)
+    entries: list[dict[str, Any]] = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        entry = parse_json(line, f"{file}:{number}")
+        if not isinstance(entry, dict) or not {"request_hash", "response"} <= entry.keys():
+            raise InputError(
+                "a cassette line needs 'request_hash' and 'response'",
+                code="CASSETTE_INVALID",
+                path=f"{file}:{number}",
+            )
+        entries.append(entry)
+    return entries
+
+
+class CassetteTarget:
+    def __init__(self, spec: TargetSpec, entries: list[dict[str, Any]], source: Path) -> None:
+        self.spec = spec
+        self.source = source
+        self._by_hash: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for entry in entries:
+            self._by_hash[str(entry["request_hash"])].append(entry)
+        self._used: set[int] = set()
+        self.size = len(entries)
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        digest = request.request_hash()
+        candidates = self._by_hash.get(digest, [])
+        where = current_attempt.get()
+        chosen = self._pick(candidates, where)
+        if chosen is None:
+            context = f"task {where[0]}, repeat {where[1]}; " if where else ""
+            raise CassetteMiss(
+                f"the cassette has no exchange for this request (sha256 {digest[:12]}; "
+                f"{context}{self.size} exchanges recorded in {self.source})"
+            )
+        try:
+            return ModelResponse.model_validate(chosen["response"])
+        except ValidationError as exc:
+            raise InputError(
+                f"recorded response is malformed: {exc.errors(include_url=False)[0]['msg']}",
+                code="CASSETTE_INVALID",
+                path=self.source,
+            ) from None
+
+    def _pick(
+        self, candidates: list[dict[str, Any]], where: tuple[str, int] | None
+    ) -> dict[str, Any] | None:
+        if not candidates:
+            return None
+        if where is not None:
+            for entry in candidates:
+                same = (entry.get("task_id"), entry.get("repeat")) == where
+                if same and id(entry) not in self._used:
+                    self._used.add(id(entry))
+                    return entry
+        # Deterministic entrants send identical requests everywhere: any recording answers.
+        return candidates[0]
+
+    async def aclose(self) -> None:
+        return None
+
+
+__all__ = ["CASSETTE_FILE", "CassetteTarget", "current_attempt", "read_cassette"]

@@ -1,0 +1,122 @@
+"""``scripted``: an in-process Python callable that answers model requests.
+
+The callable takes a ``ModelRequest`` and returns a ``ModelResponse`` (or a dict of one), and
+may be a coroutine function. It is named in the target file as ``path/to/file.py:name``
+(relative to the target file) or ``package.module:name``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import importlib.util
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from bench.core.errors import EntrantError, InputError
+
+from .base import ModelRequest, ModelResponse, TargetSpec
+
+Responder = Callable[[ModelRequest], Any]
+
+
+def resolve_callable(reference: str, base: Path, target_file: Path) -> Responder:
+    """Import the callable a target file names; every failure names the file and field."""
+    location, sep, name = reference.rpartition(":")
+    if not sep or not location or not name:
+        raise InputError(
+            f"'{reference}' is not 'path/to/file.py:name' or 'package.module:name'",
+            code="TARGET_CALLABLE",
+            path=target_file,
+            field="callable",
+        )
+    if location.endswith(".py"):
+        source = (base / location).resolve()
+        if not source.is_file():
+            raise InputError(
+                f"'{location}' not found (looked at {source})",
+                code="TARGET_CALLABLE",
+                path=target_file,
+                field="callable",
+            )
+        module_name = "bench_entrant_" + hashlib.sha256(str(source).encode()).hexdigest()[:12]
+        spec = importlib.util.spec_from_file_location(module_name, source)
+        if spec is None or spec.loader is None:
+            raise InputError(
+                f"cannot import '{location}'",
+                code="TARGET_CALLABLE",
+                path=target_file,
+                field="callable",
+            )
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # the entrant's own import failed: say so, no traceback
+            raise InputError(
+                f"importing '{location}' failed: {type(exc).__name__}: {exc}",
+                code="TARGET_CALLABLE",
+                path=target_file,
+                field="callable",
+            ) from None
+    else:
+        try:
+            module = importlib.import_module(location)
+        except ImportError as exc:
+            raise InputError(
+                f"cannot import module '{location}': {exc}",
+                code="TARGET_CALLABLE",
+                path=target_file,
+                field="callable",
+            ) from None
+    found = getattr(module, name, None)
+    if found is None:
+        raise InputError(
+            f"no callable '{name}' in '{location}'",
+            code="TARGET_CALLABLE",
+            path=target_file,
+            field="callable",
+        )
+    if not callable(found):
+        raise InputError(
+            f"'{name}' in '{location}' is not callable",
+            code="TARGET_CALLABLE",
+            path=target_file,
+            field="callable",
+        )
+    responder: Responder = found
+    return responder
+
+
+class ScriptedTarget:
+    def __init__(self, spec: TargetSpec, responder: Responder) -> None:
+        self.spec = spec
+        self._responder = responder
+        self._is_async = inspect.iscoroutinefunction(responder)
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        if self._is_async:
+            result = await self._responder(request)
+        else:
+            # A thread, so that a slow synchronous agent cannot stop the attempt timeout.
+            result = await asyncio.to_thread(self._responder, request)
+        if isinstance(result, ModelResponse):
+            return result
+        try:
+            return ModelResponse.model_validate(result)
+        except ValidationError as exc:
+            raise EntrantError(
+                f"the scripted entrant returned something that is not a ModelResponse: "
+                f"{exc.errors(include_url=False)[0]['msg']}",
+                code="ENTRANT_BAD_RESPONSE",
+            ) from None
+
+    async def aclose(self) -> None:
+        return None
+
+
+__all__ = ["Responder", "ScriptedTarget", "resolve_callable"]

@@ -1,0 +1,184 @@
+"""Loading a task set from files, validating every task, and the set-level lints.
+
+A task set is a directory of ``*.yaml``/``*.yml``/``*.json`` task files (or one file) plus a
+corpus root, by default the ``corpora`` directory beside the task directory. Every refusal is
+an ``InputError`` naming the file and the field, e.g.
+``tasks/grounded-qa.yaml: tasks[3] (gqa-0004).because: a task must say why it exists``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from pydantic import ValidationError
+
+from bench.core.canonical import fingerprint, sha256_hex
+from bench.core.errors import InputError
+from bench.core.files import read_structured
+from bench.core.validation import describe
+
+from .expectations import EXPECTATION_TYPES, Citations
+from .model import Task, TaskFile
+
+TASK_SUFFIXES = (".yaml", ".yml", ".json")
+_SKIP = frozenset(EXPECTATION_TYPES)
+
+
+@dataclass(frozen=True)
+class TaskSet:
+    """Validated tasks, where they came from, and the corpus they may cite."""
+
+    source: Path
+    corpus_root: Path
+    tasks: tuple[Task, ...]
+    files: tuple[Path, ...]
+
+    def select(self, split: str | None = None, ids: Iterable[str] | None = None) -> TaskSet:
+        wanted = set(ids) if ids is not None else None
+        chosen = tuple(
+            task
+            for task in self.tasks
+            if (split is None or task.split == split) and (wanted is None or task.id in wanted)
+        )
+        return TaskSet(self.source, self.corpus_root, chosen, self.files)
+
+    def by_id(self) -> dict[str, Task]:
+        return {task.id: task for task in self.tasks}
+
+    def corpus_documents(self) -> list[str]:
+        return sorted({doc for task in self.tasks for doc in task.corpus})
+
+    def content_hash(self) -> str:
+        """Moves with any task's question or scoring, its id or split, or a corpus byte."""
+        tasks = sorted([task.id, task.split, task.fingerprint()] for task in self.tasks)
+        corpus = [
+            [doc, sha256_hex((self.corpus_root / doc).read_bytes())]
+            for doc in self.corpus_documents()
+        ]
+        return fingerprint({"tasks": tasks, "corpus": corpus}, length=64)
+
+
+def task_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise InputError("no such file or directory", code="FILE_MISSING", path=path)
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in TASK_SUFFIXES)
+    if not files:
+        raise InputError(
+            "no task files (*.yaml, *.yml, *.json) here", code="TASKS_EMPTY", path=path
+        )
+    return files
+
+
+def load_task_file(path: Path) -> list[Task]:
+    raw = read_structured(path)
+    if not isinstance(raw, dict):
+        raise InputError(
+            "a task file is a mapping with 'format_version' and 'tasks'",
+            code="TASK_FILE_INVALID",
+            path=path,
+        )
+    try:
+        document = TaskFile.model_validate(raw)
+    except ValidationError as exc:
+        field, message = describe(exc)
+        raise InputError(message, code="TASK_FILE_INVALID", path=path, field=field) from None
+    tasks: list[Task] = []
+    for index, entry in enumerate(document.tasks):
+        label = f"tasks[{index}]"
+        if isinstance(entry.get("id"), str):
+            label += f" ({entry['id']})"
+        try:
+            tasks.append(Task.model_validate(entry))
+        except ValidationError as exc:
+            field, message = describe(exc, skip_labels=_SKIP)
+            raise InputError(
+                message,
+                code="TASK_INVALID",
+                path=path,
+                field=f"{label}.{field}" if field else label,
+            ) from None
+    return tasks
+
+
+def default_corpus_root(source: Path) -> Path:
+    directory = source if source.is_dir() else source.parent
+    return directory.parent / "corpora"
+
+
+def load_task_set(source: Path, corpus_root: Path | None = None) -> TaskSet:
+    """Load, validate and lint every task under ``source``."""
+    root = corpus_root if corpus_root is not None else default_corpus_root(source)
+    located: list[tuple[Path, int, Task]] = []
+    files = task_files(source)
+    for file in files:
+        for index, task in enumerate(load_task_file(file)):
+            located.append((file, index, task))
+    _check_unique(located)
+    for file, index, task in located:
+        _check_corpus(file, index, task, root)
+    return TaskSet(source, root, tuple(task for _, _, task in located), tuple(files))
+
+
+def _check_unique(located: list[tuple[Path, int, Task]]) -> None:
+    seen_ids: dict[str, Path] = {}
+    seen_prints: dict[str, tuple[Path, Task]] = {}
+    for file, index, task in located:
+        where = f"tasks[{index}] ({task.id})"
+        if task.id in seen_ids:
+            raise InputError(
+                f"task id '{task.id}' is already used in {seen_ids[task.id]}",
+                code="TASK_DUPLICATE_ID",
+                path=file,
+                field=f"{where}.id",
+            )
+        seen_ids[task.id] = file
+        mark = task.fingerprint()
+        if mark in seen_prints:
+            other_file, other = seen_prints[mark]
+            leak = other.split != task.split
+            raise InputError(
+                f"the same task as '{other.id}' in {other_file}"
+                + (f" appears in both splits ({other.split} and {task.split})" if leak else ""),
+                code="TASK_SPLIT_LEAK" if leak else "TASK_DUPLICATE",
+                path=file,
+                field=where,
+            )
+        seen_prints[mark] = (file, task)
+
+
+def _check_corpus(file: Path, index: int, task: Task, root: Path) -> None:
+    where = f"tasks[{index}] ({task.id})"
+    for position, doc in enumerate(task.corpus):
+        pure = PurePosixPath(doc)
+        if pure.is_absolute() or ".." in pure.parts or "\\" in doc:
+            raise InputError(
+                f"corpus document '{doc}' must be a path inside the corpus root",
+                code="CORPUS_PATH",
+                path=file,
+                field=f"{where}.corpus[{position}]",
+            )
+        if not (root / doc).is_file():
+            raise InputError(
+                f"corpus document '{doc}' not found under {root}",
+                code="CORPUS_MISSING",
+                path=file,
+                field=f"{where}.corpus[{position}]",
+            )
+    for position, expectation in enumerate(task.expectations):
+        if isinstance(expectation, Citations):
+            for passage in expectation.required:
+                doc = passage.split("#", 1)[0]
+                if doc not in task.corpus:
+                    raise InputError(
+                        f"cites '{passage}', but '{doc}' is not in this task's corpus",
+                        code="TASK_INVALID",
+                        path=file,
+                        field=f"{where}.expectations[{position}].required",
+                    )
+
+
+__all__ = ["TaskSet", "default_corpus_root", "load_task_file", "load_task_set", "task_files"]

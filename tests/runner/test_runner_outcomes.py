@@ -1,0 +1,198 @@
+"""The run loop end to end against scripted entrants that each fail in one precise way."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.core.errors import InputError, RunStoreError
+from bench.records import RunStore
+from bench.records.run import Budgets
+from bench.reports import summarize
+from bench.runner import RunRequest, start_run
+
+
+def request(mini: Path, agent: str, **changes: object) -> RunRequest:
+    values: dict[str, object] = {
+        "tasks": mini / "tasks",
+        "target_file": mini / "targets" / f"{agent}.yaml",
+        "runs_dir": mini / "runs",
+        "split": "public",
+    }
+    values.update(changes)
+    return RunRequest(**values)  # type: ignore[arg-type]
+
+
+def outcomes(run_dir: object) -> dict[str, str]:
+    return {f"{r.task_id}#{r.repeat}": r.outcome for r in run_dir.attempts()}  # type: ignore[attr-defined]
+
+
+def test_a_good_entrant_scores_every_task(mini: Path) -> None:
+    run, status = start_run(request(mini, "good", repeats=2))
+    assert status.status == "complete"
+    assert status.attempts_done == 6
+    summary = summarize(run)
+    assert summary.headline is not None
+    assert summary.headline.score.value == 1.0
+    assert summary.outcomes == {"scored": 6}
+    first = run.attempts()[0]
+    assert first.task_id == "qa-0001"
+    assert first.trace.tool_calls[0].name == "search_docs"
+    assert first.trace.retrieved[0] == "faq.md#refunds"
+    assert first.trace.answer.endswith("[faq.md#refunds]")
+    # 2 model calls × (100 prompt × $1 + 20 completion × $2) per million tokens
+    assert first.trace.cost_usd == pytest.approx(2 * (100 * 1.0 + 20 * 2.0) / 1e6)
+    assert (run.path / "cassette.jsonl").read_text().count("\n") == sum(
+        len(r.trace.exchanges) for r in run.attempts()
+    )
+
+
+def test_an_entrant_exception_is_an_errored_attempt_not_a_crash(mini: Path) -> None:
+    run, status = start_run(request(mini, "crashes_on_refunds"))
+    assert status.status == "complete"
+    assert outcomes(run) == {"qa-0001#0": "scored", "qa-0002#0": "scored", "tool-0001#0": "errored"}
+    errored = [r for r in run.attempts() if r.outcome == "errored"][0]
+    assert errored.reason == "ValueError: cannot handle refunds"
+    assert errored.value == 0.0
+    summary = summarize(run)
+    assert summary.headline is not None
+    # errored counts as 0: grounded-qa 1.0, tool-trajectory 0.0 → headline 0.5
+    assert summary.headline.score.value == pytest.approx(0.5)
+    assert summary.outcomes["errored"] == 1
+
+
+def test_a_response_that_is_not_a_model_response_is_errored(mini: Path) -> None:
+    run, _ = start_run(request(mini, "returns_junk", task_ids=("qa-0001",)))
+    [record] = run.attempts()
+    assert record.outcome == "errored"
+    assert record.reason is not None and record.reason.startswith("ENTRANT_BAD_RESPONSE:")
+
+
+def test_an_agent_that_never_answers_is_over_budget_on_turns(mini: Path) -> None:
+    run, _ = start_run(request(mini, "loops", task_ids=("qa-0001",)))
+    [record] = run.attempts()
+    assert record.outcome == "over_budget"
+    assert record.exceeded == ["turns"]
+    assert record.reason == "over budget: no final answer after 8 model calls"
+    assert len(record.trace.exchanges) == 8  # the trace keeps what happened
+
+
+def test_a_token_budget_is_enforced_while_running(mini: Path) -> None:
+    run, _ = start_run(
+        request(mini, "good", task_ids=("qa-0001",), task_budget=Budgets(tokens=150))
+    )
+    [record] = run.attempts()
+    assert record.outcome == "over_budget"
+    assert record.exceeded == ["tokens"]
+    assert record.reason == "over budget: tokens 240 > 150"
+    assert len(record.trace.exchanges) == 2
+
+
+def test_a_tool_call_budget(mini: Path) -> None:
+    run, _ = start_run(
+        request(mini, "good", task_ids=("tool-0001",), task_budget=Budgets(tool_calls=1))
+    )
+    [record] = run.attempts()
+    assert record.outcome == "over_budget"
+    assert record.reason == "over budget: tool calls 2 > 1"
+    assert [c.name for c in record.trace.tool_calls] == ["get_order"]
+
+
+def test_a_run_budget_skips_what_it_prevents_and_marks_the_run_partial(mini: Path) -> None:
+    run, status = start_run(
+        request(mini, "good", concurrency=1, repeats=2, run_budget=Budgets(tokens=500))
+    )
+    assert status.status == "partial"
+    done = run.attempts()
+    assert len(done) == 3  # 240 + 240 tokens < 500, the third pushes past it
+    assert [(k.task_id, k.repeat) for k in status.skipped] == [
+        ("qa-0002", 1),
+        ("tool-0001", 0),
+        ("tool-0001", 1),
+    ]
+    assert status.partial_reason == "run budget: tokens 720 ≥ 500; 3 attempt(s) skipped"
+    summary = summarize(run)
+    assert summary.headline is not None and summary.headline.score.n == 2  # skipped left out
+
+
+def test_an_attempt_timeout_is_errored(mini: Path) -> None:
+    run, _ = start_run(request(mini, "slow", task_ids=("qa-0001",), attempt_timeout_s=0.2))
+    [record] = run.attempts()
+    assert record.outcome == "errored"
+    assert record.reason == "no final answer within 0.2s (attempt timeout)"
+
+
+def test_a_seconds_budget_is_over_budget(mini: Path) -> None:
+    run, _ = start_run(
+        request(mini, "slow", task_ids=("qa-0001",), task_budget=Budgets(seconds=0.2))
+    )
+    [record] = run.attempts()
+    assert record.outcome == "over_budget"
+    assert record.exceeded == ["seconds"]
+
+
+def test_unknown_cost_is_not_measured_never_zero(mini: Path) -> None:
+    run, _ = start_run(request(mini, "no_usage"))
+    summary = summarize(run)
+    assert all(r.trace.cost_usd is None for r in run.attempts())
+    assert summary.cost_usd is None
+    assert summary.cost_note == "not measured (3 of 3 attempts report no cost)"
+
+
+def test_a_task_nothing_could_decide_is_not_scorable_and_named(mini: Path) -> None:
+    tasks = mini / "tasks" / "mini.yaml"
+    text = tasks.read_text()
+    text = text.replace(
+        'type: not_contains\n        value: "yes"', "type: judge\n        rubric: r"
+    )
+    text = text.replace("grounded-qa\n    split: private", "grounded-qa\n    split: public")
+    tasks.write_text(text)
+    run, _ = start_run(request(mini, "good"))
+    summary = summarize(run)
+    assert [t for t, _ in summary.not_scorable] == ["qa-0003"]
+    assert "no scorer for 'judge'" in summary.not_scorable[0][1]
+    assert summary.headline is not None and summary.headline.score.n == 3
+
+
+def test_bad_target_files_fail_before_anything_is_written(mini: Path) -> None:
+    target = mini / "targets" / "good.yaml"
+    target.write_text(target.read_text().replace(":good", ":missing_one"))
+    with pytest.raises(InputError) as info:
+        start_run(request(mini, "good"))
+    assert info.value.code == "TARGET_CALLABLE"
+    assert "good.yaml: callable: no callable 'missing_one'" in str(info.value)
+    assert not (mini / "runs").exists()
+
+
+def test_a_target_file_with_an_unknown_field(mini: Path) -> None:
+    target = mini / "targets" / "good.yaml"
+    target.write_text(target.read_text() + "api_key_env: X\n")
+    with pytest.raises(InputError, match="api_key_env: unknown field"):
+        start_run(request(mini, "good"))
+
+
+def test_a_run_id_is_never_reused(mini: Path) -> None:
+    run, _ = start_run(request(mini, "good", task_ids=("qa-0001",)))
+    store = RunStore(mini / "runs")
+    with pytest.raises(RunStoreError) as info:
+        store.create(run.config(), run.status())
+    assert info.value.code == "RUN_EXISTS"
+
+
+def test_json_progress_events(mini: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    from bench.runner import JsonLinesProgress
+
+    start_run(request(mini, "good"), JsonLinesProgress(sys.stdout))
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [e["event"] for e in events] == [
+        "run_started",
+        "attempt_finished",
+        "attempt_finished",
+        "attempt_finished",
+        "run_finished",
+    ]
+    assert events[-1]["status"] == "complete" and events[-1]["done"] == 3
