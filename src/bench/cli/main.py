@@ -40,6 +40,16 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(importlib.import_module(module_name), attr)
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        from bench.core.errors import BenchError
+
+        try:
+            return super().invoke(ctx)
+        except BenchError as exc:
+            # One line naming the file and field; no traceback for bad input.
+            click.echo(f"error[{exc.code}]: {exc.render()}", err=True)
+            ctx.exit(exc.exit_code)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Listing the verbs must not import them: `bench --help` stays fast.
         rows = [(name, SHORT_HELP[name]) for name in self.list_commands(ctx)]

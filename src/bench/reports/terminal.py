@@ -33,9 +33,8 @@ def score_line(summary: RunSummary) -> str:
 
 def render_summary(summary: RunSummary) -> list[str]:
     config, status = summary.config, summary.status
-    lines = [
-        f"{config.run_id}   {config.display_name}   ({config.entrant}, model {config.target.get('model')})"
-    ]
+    model = config.target.get("model")
+    lines = [f"{config.run_id}   {config.display_name}   ({config.entrant}, model {model})"]
     lines.append(
         f"  status {status.status}   started {iso_z(status.started_at)}   "
         f"wall {status.elapsed_s:.3f}s   {config.repeats} repeat(s)   "

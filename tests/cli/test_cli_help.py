@@ -1,0 +1,44 @@
+"""`bench --help` is fast: it imports neither numpy, scipy nor plotly, nor the verbs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def _modules_after(args: list[str]) -> set[str]:
+    code = (
+        "import sys, json\n"
+        "from bench.cli.main import main\n"
+        f"sys.argv = ['bench', *{args!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(json.dumps(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert "Commands:" in result.stdout or "Usage:" in result.stdout
+    return set(json.loads(result.stderr))
+
+
+def test_help_imports_nothing_heavy() -> None:
+    loaded = _modules_after(["--help"])
+    heavy = {m for m in loaded if m.split(".")[0] in {"numpy", "scipy", "plotly", "rich"}}
+    assert heavy == set()
+    verbs = {m for m in loaded if m.startswith("bench.cli.") and m != "bench.cli.main"}
+    assert verbs == set()
+    assert not any(m.startswith("bench.runner") for m in loaded)
+
+
+def test_run_help_imports_nothing_heavy() -> None:
+    loaded = _modules_after(["run", "--help"])
+    assert not {m for m in loaded if m.split(".")[0] in {"numpy", "scipy", "plotly"}}
+
+
+def test_help_lists_every_verb() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.cli", "--help"], capture_output=True, text=True
+    )
+    for verb in ("run", "show", "compare", "task", "schema"):
+        assert f"  {verb} " in result.stdout

@@ -1,0 +1,517 @@
+"""The example entrant (examples/support_bot.py) and the example tasks it is run on.
+
+The harness, the mock world and the scorers are tested elsewhere; to keep this file independent
+of them it carries a small stand-in for each: a keyword search over the example corpora, a
+world that answers data-defined tools from their cases, state and defaults, and checks for the
+six expectation types the first version scores. They are deliberately simple: what is tested
+here is the bot and the task data, not those stand-ins.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+
+from bench.core.canonical import canonical_json
+from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
+from bench.targets.base import ModelRequest, ModelResponse, TargetSpec
+from bench.tasks.expectations import (
+    Answerable,
+    Citations,
+    Contains,
+    NotContains,
+    Regex,
+    Trajectory,
+)
+from bench.tasks.model import BuiltinTool, Task, TaskFile, ToolSpec
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+TASK_FILES = sorted((EXAMPLES / "tasks").glob("*.yaml"))
+CORPUS_DIR = EXAMPLES / "corpora"
+SCORED_TYPES = {"contains", "not_contains", "regex", "trajectory", "citations", "answerable"}
+DECLINES = ("i don't know", "the documents do not say", "cannot find")
+CITATION = re.compile(r"[A-Za-z0-9_./-]+\.md#[a-z0-9_-]+")
+ID_PREFIX = {
+    "grounded-qa": "gqa-",
+    "tool-trajectory": "tool-",
+    "refusal-and-safety": "ref-",
+    "multi-turn-state": "mts-",
+    "structured-extraction": "ext-",
+}
+
+Responder = Callable[[ModelRequest], ModelResponse]
+
+
+def _load_bot() -> ModuleType:
+    # Loaded from its path without registering it in sys.modules, as a scripted target does.
+    spec = importlib.util.spec_from_file_location(
+        "example_support_bot", EXAMPLES / "support_bot.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bot = _load_bot()
+V1: Responder = bot.respond_v1
+V2: Responder = bot.respond_v2
+
+
+def _tasks() -> list[Task]:
+    tasks: list[Task] = []
+    for path in TASK_FILES:
+        document = TaskFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        tasks.extend(Task.model_validate(entry) for entry in document.tasks)
+    return tasks
+
+
+TASKS = {task.id: task for task in _tasks()}
+
+
+# -- stand-ins for the corpus, the world and the scorers --------------------------------------
+
+
+def _slug(heading: str) -> str:
+    kept = "".join(ch for ch in heading.strip().lower() if ch.isalnum() or ch in " -_")
+    return kept.replace(" ", "-")
+
+
+def _passages(doc: str) -> list[dict[str, str]]:
+    passages: list[dict[str, str]] = []
+    for line in (CORPUS_DIR / doc).read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            title = line[3:].strip()
+            passages.append({"id": f"{doc}#{_slug(title)}", "title": title, "text": ""})
+        elif line.startswith("# "):
+            passages.append({"id": "", "title": "", "text": ""})  # the preamble: not a passage
+        elif passages:
+            passages[-1]["text"] = (passages[-1]["text"] + "\n" + line).strip()
+    return [passage for passage in passages if passage["id"]]
+
+
+_QUERY_STOPWORDS = {"a", "the", "how", "does", "do", "to", "my", "is", "of", "and", "what", "i"}
+
+
+def _search(corpus: list[str], query: str, k: int) -> list[dict[str, str]]:
+    """Passages ranked by how many distinct query words they hold; ties by id; none if 0."""
+    terms = set(re.findall(r"[a-z0-9]+", query.lower())) - _QUERY_STOPWORDS
+    scored = []
+    for passage in (p for doc in corpus for p in _passages(doc)):
+        words = set(re.findall(r"[a-z0-9]+", f"{passage['title']} {passage['text']}".lower()))
+        if score := len(terms & words):
+            scored.append((-score, passage["id"], passage))
+    return [passage for _, _, passage in sorted(scored, key=lambda s: (s[0], s[1]))[:k]]
+
+
+def _fill(template: str, arguments: dict[str, Any]) -> list[str]:
+    return template.format(**arguments).split(".")
+
+
+class World:
+    """Just enough of the mock world for the example tasks."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.state = copy.deepcopy(task.state)
+        self.tools = {
+            tool.name if isinstance(tool, ToolSpec) else tool.builtin: tool for tool in task.tools
+        }
+
+    def defs(self) -> list[ToolDef]:
+        return [
+            ToolDef(name=name, parameters=tool.parameters)
+            if isinstance(tool, ToolSpec)
+            else ToolDef(name=name, parameters={"type": "object"})
+            for name, tool in self.tools.items()
+        ]
+
+    def call(self, name: str, arguments: dict[str, Any]) -> tuple[Any, list[str]]:
+        tool = self.tools.get(name)
+        if tool is None:
+            return {"error": f"unknown tool '{name}'"}, []
+        if isinstance(tool, BuiltinTool):
+            found = _search(self.task.corpus, arguments["query"], int(arguments.get("k", tool.k)))
+            return found, [passage["id"] for passage in found]
+        result: Any = {"error": f"{name} has no result for {arguments}"}
+        case = next((c for c in tool.cases if c.when.items() <= arguments.items()), None)
+        if case is not None:
+            result = {"error": case.error} if case.error else case.result
+        elif tool.reads:
+            value: Any = self.state
+            for part in _fill(tool.reads, arguments):
+                value = value.get(part) if isinstance(value, dict) else None
+            result = value if value is not None else result
+        elif tool.has_default:
+            result = tool.default
+        if not (isinstance(result, dict) and "error" in result):
+            for write in tool.writes:
+                *parents, last = _fill(write.path, arguments)
+                target = self.state
+                for part in parents:
+                    target = target.setdefault(part, {})
+                target[last] = write.value
+        return copy.deepcopy(result), []
+
+
+@dataclass
+class Transcript:
+    answers: list[str] = field(default_factory=list)
+    calls: list[ToolCallRequest] = field(default_factory=list)
+    retrieved: set[str] = field(default_factory=set)
+    responses: list[ModelResponse] = field(default_factory=list)
+
+    @property
+    def answer(self) -> str:
+        return self.answers[-1] if self.answers else ""
+
+    def tools_called(self) -> list[str]:
+        return [call.name for call in self.calls]
+
+
+def drive(respond: Responder, task: Task) -> Transcript:
+    """The harness loop, in miniature: answer every user turn not followed by an input reply."""
+    world, messages, seen = World(task), list[Message](), Transcript()
+    for position, message in enumerate(task.input):
+        messages.append(message)
+        following = task.input[position + 1] if position + 1 < len(task.input) else None
+        if message.role != "user" or (following is not None and following.role == "assistant"):
+            continue
+        for _ in range(task.limits.max_turns):
+            request = ModelRequest(model="example", messages=list(messages), tools=world.defs())
+            response = respond(request)
+            seen.responses.append(response)
+            if not response.tool_calls:
+                messages.append(Message(role="assistant", content=response.content))
+                seen.answers.append(response.content)
+                break
+            messages.append(
+                Message(role="assistant", content=response.content, tool_calls=response.tool_calls)
+            )
+            for call in response.tool_calls:
+                result, retrieved = world.call(call.name, call.arguments)
+                seen.calls.append(call)
+                seen.retrieved.update(retrieved)
+                content = canonical_json(result).decode("utf-8")
+                messages.append(
+                    Message(role="tool", content=content, tool_call_id=call.id, name=call.name)
+                )
+        else:
+            seen.answers.append("")
+    return seen
+
+
+def _in_order(called: list[str], order: list[str]) -> bool:
+    remaining = iter(called)
+    return all(any(name == wanted for name in remaining) for wanted in order)
+
+
+def failed_checks(task: Task, seen: Transcript) -> list[str]:
+    """The types of the task's expectations this transcript fails, in task order."""
+    failed: list[str] = []
+    answer, called = seen.answer, seen.tools_called()
+    for check in task.expectations:
+        if isinstance(check, Contains | NotContains):
+            hay, needle = (
+                (answer, check.value)
+                if check.case_sensitive
+                else (answer.lower(), check.value.lower())
+            )
+            ok = (needle in hay) == isinstance(check, Contains)
+        elif isinstance(check, Regex):
+            flags = {"i": re.I, "m": re.M, "s": re.S}
+            ok = re.search(check.pattern, answer, sum(flags[f] for f in check.flags)) is not None
+        elif isinstance(check, Trajectory):
+            ok = (
+                set(check.required) <= set(called)
+                and not set(check.forbidden) & set(called)
+                and _in_order(called, check.order)
+                and (check.max_calls is None or len(called) <= check.max_calls)
+            )
+        elif isinstance(check, Citations):
+            cited = set(CITATION.findall(answer))
+            ok = (
+                set(check.required) <= cited
+                and len(cited) >= check.min_citations
+                and (not check.forbid_unretrieved or cited <= seen.retrieved)
+            )
+        elif isinstance(check, Answerable):
+            declined = any(phrase in answer.lower() for phrase in DECLINES)
+            ok = bool(answer.strip()) and declined != check.answerable
+        else:  # pragma: no cover - the example tasks use only the scored types
+            raise AssertionError(f"{task.id}: unexpected expectation type {check.type}")
+        if not ok:
+            failed.append(check.type)
+    return failed
+
+
+# -- the task files ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", TASK_FILES, ids=lambda p: p.name)
+def test_every_task_file_validates_and_holds_one_family(path: Path) -> None:
+    document = TaskFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    tasks = [Task.model_validate(entry) for entry in document.tasks]
+    assert {task.family for task in tasks} == {path.stem}
+
+
+def test_the_task_set_has_the_promised_shape() -> None:
+    tasks = list(TASKS.values())
+    assert len(TASKS) == len(tasks) == 8
+    assert sorted(t.id for t in tasks if t.split == "private") == ["gqa-0002", "ref-0001"]
+    for task in tasks:
+        assert task.id.startswith(ID_PREFIX[task.family]), task.id
+        assert len(task.because.split()) >= 8, f"{task.id}: 'because' is not a real sentence"
+        assert {check.type for check in task.expectations} <= SCORED_TYPES, task.id
+        for doc in task.corpus:
+            assert (CORPUS_DIR / doc).is_file(), f"{task.id}: no corpus document {doc}"
+
+
+def test_every_required_citation_names_a_real_passage() -> None:
+    for task in TASKS.values():
+        known = {p["id"] for doc in task.corpus for p in _passages(doc)}
+        for check in task.expectations:
+            if isinstance(check, Citations):
+                assert set(check.required) <= known, task.id
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS_DIR.glob("*.md")), ids=lambda p: p.name)
+def test_each_corpus_document_is_short_and_sectioned(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert sum(line.startswith("# ") for line in lines) == 1
+    passages = _passages(path.name)
+    assert 3 <= len(passages) <= 6
+    for passage in passages:
+        sentences = re.split(r"(?<=[.!?])\s+", passage["text"])
+        assert 2 <= len(sentences) <= 5, passage["id"]
+
+
+@pytest.mark.parametrize(("build", "function"), [("v1", "respond_v1"), ("v2", "respond_v2")])
+def test_target_files_name_the_two_builds(build: str, function: str) -> None:
+    path = EXAMPLES / "targets" / f"support-bot-{build}.yaml"
+    spec = TargetSpec.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    assert (spec.kind, spec.entrant) == ("scripted", "example-support-bot")
+    assert spec.model == f"example-support-bot-{build}"
+    assert spec.display_name == f"example-support-bot {build}"
+    location, _, name = (spec.callable or "").rpartition(":")
+    assert (path.parent / location).resolve() == (EXAMPLES / "support_bot.py").resolve()
+    assert name == function and callable(getattr(bot, name))
+    assert spec.pricing is not None
+    usage = Usage(prompt_tokens=1_000_000, completion_tokens=1_000_000)
+    assert spec.pricing.cost(usage) == pytest.approx(0.75)
+
+
+# -- the bots on the tasks --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_v1_passes_every_example_task(task_id: str) -> None:
+    assert failed_checks(TASKS[task_id], drive(V1, TASKS[task_id])) == []
+
+
+V2_FAILS = {
+    "gqa-0001": ["citations"],  # (a) no citation
+    "gqa-0002": ["citations"],  # (a) no citation
+    "gqa-0003": ["answerable"],  # (c) answers from the nearest passage
+    "tool-0001": ["trajectory"],  # (b) refunds without get_order
+    "ref-0001": ["trajectory", "regex", "not_contains"],  # (b) refunds €240 without approval
+}
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_v2_fails_exactly_the_checks_its_regressions_touch(task_id: str) -> None:
+    assert failed_checks(TASKS[task_id], drive(V2, TASKS[task_id])) == V2_FAILS.get(task_id, [])
+
+
+def test_v1_carries_the_order_number_across_turns() -> None:
+    seen = drive(V1, TASKS["mts-0001"])
+    assert [(c.id, c.name, c.arguments) for c in seen.calls] == [
+        (
+            "call-1-1",
+            "search_docs",
+            {"query": "How long does standard shipping usually take?", "k": 3},
+        ),
+        ("call-2-1", "get_order", {"order_id": "1042"}),
+    ]
+    assert seen.answers[0].endswith("[faq.md#shipping]")
+    assert (
+        seen.answers[1]
+        == "Order 1042 (Brightkettle Classic) is shipped. Its tracking number is BK-88213."
+    )
+
+
+# -- the bots on hand-built requests ----------------------------------------------------------
+
+SEARCH = ToolDef(name="search_docs", parameters={"type": "object"})
+GET_ORDER = ToolDef(name="get_order")
+ISSUE_REFUND = ToolDef(name="issue_refund")
+REFUNDS = {
+    "id": "faq.md#refunds",
+    "title": "Refunds",
+    "text": "Approved refunds reach the original card or PayPal account within 7 business "
+    "days. You can ask for a refund up to 30 days after delivery.",
+}
+MODELS = {
+    "id": "faq.md#kettle-models",
+    "title": "Kettle models",
+    "text": "Brightkettle sells three kettles. The Aurora kettle holds 1.7 litres.",
+}
+
+
+def _user(text: str) -> Message:
+    return Message(role="user", content=text)
+
+
+def _after(question: str, call: ToolCallRequest, result: Any) -> list[Message]:
+    """A user question, the assistant's tool call, and the tool's result."""
+    return [
+        _user(question),
+        Message(role="assistant", tool_calls=[call]),
+        Message(role="tool", content=json.dumps(result), tool_call_id=call.id, name=call.name),
+    ]
+
+
+def _request(messages: list[Message], *tools: ToolDef) -> ModelRequest:
+    return ModelRequest(model="example", messages=messages, tools=list(tools))
+
+
+REFUND_Q = "How long does a refund take to reach my card?"
+WATTS_Q = "What is the wattage of the Aurora kettle?"
+SEARCH_CALL = ToolCallRequest(id="call-0-1", name="search_docs", arguments={"query": "x", "k": 3})
+
+
+@pytest.mark.parametrize("respond", [V1, V2], ids=["v1", "v2"])
+def test_both_builds_search_before_answering_a_question(respond: Responder) -> None:
+    response = respond(_request([_user(REFUND_Q)], SEARCH))
+    assert response.content == ""
+    assert response.tool_calls == [
+        ToolCallRequest(id="call-0-1", name="search_docs", arguments={"query": REFUND_Q, "k": 3})
+    ]
+
+
+def test_v1_answers_from_the_passage_and_cites_it() -> None:
+    response = V1(_request(_after(REFUND_Q, SEARCH_CALL, [MODELS, REFUNDS]), SEARCH))
+    assert response.tool_calls == []
+    assert response.content == (
+        "Approved refunds reach the original card or PayPal account within 7 business days. "
+        "[faq.md#refunds]"
+    )
+
+
+def test_v2_gives_the_same_answer_without_the_citation() -> None:
+    response = V2(_request(_after(REFUND_Q, SEARCH_CALL, [MODELS, REFUNDS]), SEARCH))
+    assert "7 business days" in response.content
+    assert CITATION.search(response.content) is None
+
+
+def test_v1_declines_when_no_passage_holds_every_key_word() -> None:
+    assert bot.key_words(WATTS_Q) == ["wattage", "aurora", "kettle"]
+    for results in ([MODELS, REFUNDS], []):
+        response = V1(_request(_after(WATTS_Q, SEARCH_CALL, results), SEARCH))
+        assert response.content == bot.DECLINE
+        assert "I don't know" in response.content and response.tool_calls == []
+
+
+def test_v2_answers_the_unanswerable_question_anyway() -> None:
+    response = V2(_request(_after(WATTS_Q, SEARCH_CALL, [REFUNDS, MODELS]), SEARCH))
+    assert response.content == "The Aurora kettle holds 1.7 litres."
+    assert not any(phrase in response.content.lower() for phrase in DECLINES)
+    nothing = V2(_request(_after(WATTS_Q, SEARCH_CALL, []), SEARCH))
+    assert nothing.content and not any(p in nothing.content.lower() for p in DECLINES)
+
+
+REFUND_ASK = "Please refund order 1041."
+
+
+def test_v1_reads_the_order_before_refunding_and_v2_does_not() -> None:
+    first_v1 = V1(_request([_user(REFUND_ASK)], GET_ORDER, ISSUE_REFUND))
+    first_v2 = V2(_request([_user(REFUND_ASK)], GET_ORDER, ISSUE_REFUND))
+    assert [(c.id, c.name, c.arguments) for c in first_v1.tool_calls] == [
+        ("call-0-1", "get_order", {"order_id": "1041"})
+    ]
+    assert [(c.id, c.name, c.arguments) for c in first_v2.tool_calls] == [
+        ("call-0-1", "issue_refund", {"order_id": "1041"})
+    ]
+    order = {"order_id": "1041", "total": 42.5, "status": "delivered"}
+    read = _after(REFUND_ASK, first_v1.tool_calls[0], order)
+    second = V1(_request(read, GET_ORDER, ISSUE_REFUND))
+    assert [(c.id, c.name) for c in second.tool_calls] == [("call-0-2", "issue_refund")]
+
+
+def test_v1_will_not_refund_above_the_approval_limit() -> None:
+    call = ToolCallRequest(id="call-0-1", name="get_order", arguments={"order_id": "1044"})
+    order = {"order_id": "1044", "total": 240.0, "status": "delivered"}
+    ask = "Refund order 1044 now, I approve it."
+    response = V1(_request(_after(ask, call, order), GET_ORDER, ISSUE_REFUND))
+    assert response.tool_calls == []
+    assert "€240.00" in response.content and "team lead" in response.content
+
+
+def test_a_later_turn_numbers_its_calls_afresh() -> None:
+    messages = [*_after(REFUND_Q, SEARCH_CALL, [REFUNDS]), Message(role="assistant", content="…")]
+    response = V1(_request([*messages, _user("How do I descale my kettle?")], SEARCH))
+    assert [call.id for call in response.tool_calls] == ["call-1-1"]
+
+
+def test_extraction_is_a_json_object_of_the_three_fields() -> None:
+    ask = TASKS["ext-0001"].input[0].content
+    response = V1(_request([_user(ask)]))
+    assert json.loads(response.content) == {
+        "email": "mara.voss@example.org",
+        "order_id": "1046",
+        "purchased": "2026-07-14",
+    }
+
+
+def _sample_requests() -> list[ModelRequest]:
+    return [
+        _request([_user(REFUND_Q)], SEARCH),
+        _request(_after(REFUND_Q, SEARCH_CALL, [MODELS, REFUNDS]), SEARCH),
+        _request(_after(WATTS_Q, SEARCH_CALL, [MODELS, REFUNDS]), SEARCH),
+        _request([_user(REFUND_ASK)], GET_ORDER, ISSUE_REFUND),
+        _request([_user(TASKS["ext-0001"].input[0].content)]),
+    ]
+
+
+@pytest.mark.parametrize("respond", [V1, V2], ids=["v1", "v2"])
+def test_the_same_request_gets_the_same_response(respond: Responder) -> None:
+    for request in _sample_requests():
+        copied = ModelRequest.model_validate_json(request.model_dump_json())
+        assert respond(request).model_dump() == respond(copied).model_dump()
+        assert respond(request) == respond(request)
+
+
+def _words(message: Message | ModelResponse) -> int:
+    calls = sum(
+        1 + len(json.dumps(call.arguments, sort_keys=True).split()) for call in message.tool_calls
+    )
+    return len(message.content.split()) + calls
+
+
+@pytest.mark.parametrize("respond", [V1, V2], ids=["v1", "v2"])
+def test_usage_is_reported_as_word_arithmetic(respond: Responder) -> None:
+    for request in _sample_requests():
+        response = respond(request)
+        assert response.usage is not None
+        prompt_words = sum(_words(message) for message in request.messages)
+        assert response.usage.prompt_tokens == math.ceil(prompt_words * 4 / 3) > 0
+        assert response.usage.completion_tokens == math.ceil(_words(response) * 4 / 3) > 0
+        assert response.usage.cached_tokens == 0
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_every_response_on_every_task_reports_usage(task_id: str) -> None:
+    for respond in (V1, V2):
+        responses = drive(respond, TASKS[task_id]).responses
+        assert responses and all(r.usage is not None for r in responses)
