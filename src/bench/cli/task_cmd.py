@@ -33,8 +33,10 @@ def validate(path: Path, corpora: Path | None, fmt: str) -> None:
     both splits under two ids, naming the file and the field.
     """
     from bench.tasks.load import load_task_set
+    from bench.world import check_task_set
 
     task_set = load_task_set(path, corpora)
+    check_task_set(task_set)
     families = Counter(t.family for t in task_set.tasks)
     splits = Counter(t.split for t in task_set.tasks)
     if fmt == "json":

@@ -18,6 +18,7 @@ from bench.records.store import RunDir, RunStore
 from bench.targets.base import Target, TargetSpec
 from bench.targets.load import build_target, read_target_spec
 from bench.tasks.load import TaskSet, load_task_set
+from bench.world import check_task_set
 
 from .engine import RunPlan, execute
 from .progress import ProgressSink
@@ -88,9 +89,7 @@ def prepare(
             f"no tasks in split '{request.split}'", code="TASKS_EMPTY", path=request.tasks
         )
     target, target_file = _target(request, store)
-    corpora = CorpusLibrary(task_set.corpus_root)
-    for document in task_set.corpus_documents():
-        corpora.corpus([document])  # parse every document now: a bad one fails before the run
+    check_task_set(task_set)  # every corpus document parses and every world builds
     spec = target.spec
     config = RunConfig(
         run_id=run_id or new_run_id(),

@@ -12,6 +12,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,9 +55,12 @@ def resolve_callable(reference: str, base: Path, target_file: Path) -> Responder
                 field="callable",
             )
         module = importlib.util.module_from_spec(spec)
+        # Registered first, as a normal import would be: dataclasses and pickling look it up.
+        sys.modules[module_name] = module
         try:
             spec.loader.exec_module(module)
         except Exception as exc:  # the entrant's own import failed: say so, no traceback
+            sys.modules.pop(module_name, None)
             raise InputError(
                 f"importing '{location}' failed: {type(exc).__name__}: {exc}",
                 code="TARGET_CALLABLE",

@@ -34,6 +34,7 @@ class TaskSet:
     corpus_root: Path
     tasks: tuple[Task, ...]
     files: tuple[Path, ...]
+    origins: tuple[tuple[str, str, str], ...] = ()  # (task id, file, "tasks[i] (id)")
 
     def select(self, split: str | None = None, ids: Iterable[str] | None = None) -> TaskSet:
         wanted = set(ids) if ids is not None else None
@@ -42,7 +43,14 @@ class TaskSet:
             for task in self.tasks
             if (split is None or task.split == split) and (wanted is None or task.id in wanted)
         )
-        return TaskSet(self.source, self.corpus_root, chosen, self.files)
+        return TaskSet(self.source, self.corpus_root, chosen, self.files, self.origins)
+
+    def origin(self, task_id: str) -> tuple[str, str]:
+        """(file, 'tasks[i] (id)') where a task was defined, for error messages."""
+        for tid, file, where in self.origins:
+            if tid == task_id:
+                return file, where
+        return str(self.source), task_id
 
     def by_id(self) -> dict[str, Task]:
         return {task.id: task for task in self.tasks}
@@ -120,7 +128,10 @@ def load_task_set(source: Path, corpus_root: Path | None = None) -> TaskSet:
     _check_unique(located)
     for file, index, task in located:
         _check_corpus(file, index, task, root)
-    return TaskSet(source, root, tuple(task for _, _, task in located), tuple(files))
+    origins = tuple(
+        (task.id, str(file), f"tasks[{index}] ({task.id})") for file, index, task in located
+    )
+    return TaskSet(source, root, tuple(task for _, _, task in located), tuple(files), origins)
 
 
 def _check_unique(located: list[tuple[Path, int, Task]]) -> None:

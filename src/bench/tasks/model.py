@@ -24,6 +24,12 @@ class Case(Strict):
     result: Any = None
     error: str | None = None
 
+    @model_validator(mode="after")
+    def _one_outcome(self) -> Case:
+        if self.error is not None and self.result is not None:
+            raise ValueError("a case gives a result or an error, not both")
+        return self
+
 
 class Write(Strict):
     """A state change a write tool makes: ``path`` and ``value`` may use ``{arg}`` templates."""
@@ -59,6 +65,10 @@ class ToolSpec(Strict):
     def _writes_need_write_kind(self) -> ToolSpec:
         if self.writes and self.kind != "write":
             raise ValueError(f"tool '{self.name}' changes state, so its kind must be 'write'")
+        if self.kind == "write" and not (self.cases or self.reads or self.has_default):
+            raise ValueError(
+                f"write tool '{self.name}' has no result to return: give 'default' or 'cases'"
+            )
         return self
 
 
