@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.core.budget import Budget
 from bench.core.errors import InputError, RunStoreError
 from bench.records import RunStore
-from bench.records.run import Budgets
 from bench.reports import summarize
 from bench.runner import RunRequest, start_run
 
@@ -80,9 +80,7 @@ def test_an_agent_that_never_answers_is_over_budget_on_turns(mini: Path) -> None
 
 
 def test_a_token_budget_is_enforced_while_running(mini: Path) -> None:
-    run, _ = start_run(
-        request(mini, "good", task_ids=("qa-0001",), task_budget=Budgets(tokens=150))
-    )
+    run, _ = start_run(request(mini, "good", task_ids=("qa-0001",), task_budget=Budget(tokens=150)))
     [record] = run.attempts()
     assert record.outcome == "over_budget"
     assert record.exceeded == ["tokens"]
@@ -92,7 +90,7 @@ def test_a_token_budget_is_enforced_while_running(mini: Path) -> None:
 
 def test_a_tool_call_budget(mini: Path) -> None:
     run, _ = start_run(
-        request(mini, "good", task_ids=("tool-0001",), task_budget=Budgets(tool_calls=1))
+        request(mini, "good", task_ids=("tool-0001",), task_budget=Budget(tool_calls=1))
     )
     [record] = run.attempts()
     assert record.outcome == "over_budget"
@@ -102,7 +100,7 @@ def test_a_tool_call_budget(mini: Path) -> None:
 
 def test_a_run_budget_skips_what_it_prevents_and_marks_the_run_partial(mini: Path) -> None:
     run, status = start_run(
-        request(mini, "good", concurrency=1, repeats=2, run_budget=Budgets(tokens=500))
+        request(mini, "good", concurrency=1, repeats=2, run_budget=Budget(tokens=500))
     )
     assert status.status == "partial"
     done = run.attempts()
@@ -126,7 +124,7 @@ def test_an_attempt_timeout_is_errored(mini: Path) -> None:
 
 def test_a_seconds_budget_is_over_budget(mini: Path) -> None:
     run, _ = start_run(
-        request(mini, "slow", task_ids=("qa-0001",), task_budget=Budgets(seconds=0.2))
+        request(mini, "slow", task_ids=("qa-0001",), task_budget=Budget(seconds=0.2))
     )
     [record] = run.attempts()
     assert record.outcome == "over_budget"

@@ -77,14 +77,14 @@ def run(
     **budgets: float | None,
 ) -> None:
     """Run an entrant through a task set; every attempt is written to runs/<run_id>/."""
+    from bench.core.budget import Budget
     from bench.core.rng import DEFAULT_SEED
-    from bench.records.run import Budgets
     from bench.reports import render_summary, summarize
     from bench.runner import JsonLinesProgress, NullProgress, RunRequest, resume_run, start_run
     from bench.runner.progress import ProgressSink
 
-    def caps(prefix: str) -> Budgets:
-        return Budgets(
+    def caps(prefix: str) -> Budget:
+        return Budget(
             tokens=budgets.get(f"{prefix}tokens"),
             tool_calls=budgets.get(f"{prefix}tool_calls"),
             seconds=budgets.get(f"{prefix}seconds"),

@@ -3,7 +3,6 @@
 from .run import (
     AttemptKey,
     AttemptRecord,
-    Budgets,
     RunConfig,
     RunState,
     RunStatus,
@@ -16,7 +15,6 @@ __all__ = [
     "CASSETTE",
     "AttemptKey",
     "AttemptRecord",
-    "Budgets",
     "RunConfig",
     "RunDir",
     "RunState",

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from bench.core.budget import Budget
 from bench.core.canonical import fingerprint
 from bench.core.models import FORMAT_VERSION, Strict
 from bench.core.score import Outcome, Verdict
@@ -25,15 +26,6 @@ class TaskSetRef(Strict):
     content_hash: str
     split: Literal["public", "private"] | None
     task_ids: list[str]
-
-
-class Budgets(Strict):
-    """Caps; ``None`` means no cap. The same shape for the per-task and per-run budgets."""
-
-    tokens: int | None = Field(None, ge=0)
-    tool_calls: int | None = Field(None, ge=0)
-    seconds: float | None = Field(None, gt=0)
-    dollars: float | None = Field(None, ge=0)
 
 
 class RunConfig(Strict):
@@ -51,8 +43,8 @@ class RunConfig(Strict):
     repeats: int = Field(ge=1)
     concurrency: int = Field(ge=1)
     attempt_timeout_s: float | None = Field(None, gt=0)
-    task_budget: Budgets = Field(default_factory=Budgets, description="overrides task budgets")
-    run_budget: Budgets = Field(default_factory=Budgets)
+    task_budget: Budget = Field(default_factory=Budget, description="overrides task budgets")
+    run_budget: Budget = Field(default_factory=Budget)
     seed: int
     record_cassette: bool = True
 
@@ -149,7 +141,7 @@ def attempt_filename(task_id: str, repeat: int) -> str:
 __all__ = [
     "AttemptKey",
     "AttemptRecord",
-    "Budgets",
+    "Budget",
     "RunConfig",
     "RunState",
     "RunStatus",

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bench.records.run import Budgets
-from bench.tasks.model import Budget
+from bench.core.budget import Budget
 
 
 class OverBudget(Exception):
@@ -19,9 +18,9 @@ class OverBudget(Exception):
         super().__init__(detail)
 
 
-def effective_budget(task: Budget, override: Budgets) -> Budgets:
+def effective_budget(task: Budget, override: Budget) -> Budget:
     """The run's per-task override wins where it is set; otherwise the task's own budget."""
-    return Budgets(
+    return Budget(
         tokens=override.tokens if override.tokens is not None else task.tokens,
         tool_calls=override.tool_calls if override.tool_calls is not None else task.tool_calls,
         seconds=override.seconds if override.seconds is not None else task.seconds,
@@ -33,7 +32,7 @@ def effective_budget(task: Budget, override: Budgets) -> Budgets:
 class Meter:
     """What an attempt (or a run) has spent so far, against its caps."""
 
-    caps: Budgets
+    caps: Budget
     tokens: int = 0
     tool_calls: int = 0
     dollars: float = 0.0

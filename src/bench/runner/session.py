@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from bench import HARNESS_VERSION
+from bench.core.budget import Budget
 from bench.core.clock import utc_now
 from bench.core.errors import InputError, RunStoreError, UsageError
 from bench.core.ids import new_run_id
 from bench.core.rng import DEFAULT_SEED
 from bench.corpus import CorpusLibrary
-from bench.records.run import Budgets, RunConfig, RunStatus, TaskSetRef
+from bench.records.run import RunConfig, RunStatus, TaskSetRef
 from bench.records.store import RunDir, RunStore
 from bench.targets.base import Target, TargetSpec
 from bench.targets.load import build_target, read_target_spec
@@ -37,8 +38,8 @@ class RunRequest:
     repeats: int = 1
     concurrency: int = 4
     attempt_timeout_s: float | None = None
-    task_budget: Budgets = field(default_factory=Budgets)
-    run_budget: Budgets = field(default_factory=Budgets)
+    task_budget: Budget = field(default_factory=Budget)
+    run_budget: Budget = field(default_factory=Budget)
     seed: int = DEFAULT_SEED
     runs_dir: Path = Path("runs")
 

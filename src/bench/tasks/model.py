@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from bench.core.budget import Budget
 from bench.core.canonical import fingerprint
 from bench.core.ids import ID_PATTERN
 from bench.core.models import FORMAT_VERSION, Strict
@@ -82,15 +83,6 @@ class BuiltinTool(Strict):
 class Limits(Strict):
     max_turns: int = Field(8, ge=1, le=100, description="model calls allowed per user turn")
     timeout_s: float = Field(60.0, gt=0, description="wall time allowed for the whole attempt")
-
-
-class Budget(Strict):
-    """Resource caps; exceeding one makes the attempt *over budget* (a failure)."""
-
-    tokens: int | None = Field(None, ge=0)
-    tool_calls: int | None = Field(None, ge=0)
-    seconds: float | None = Field(None, gt=0)
-    dollars: float | None = Field(None, ge=0)
 
 
 class Task(Strict):
