@@ -30,7 +30,7 @@ test: lint typecheck unit
 
 demo: $(STAMP)
 	@rm -rf $(DEMO)
-	$(BIN)/python examples/demo.py --out $(DEMO)
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python examples/demo.py --out $(DEMO)
 
 schema: $(STAMP)
 	$(BIN)/bench schema write schema

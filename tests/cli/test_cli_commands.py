@@ -93,3 +93,37 @@ def test_run_progress_json_is_only_json_lines(mini: Path) -> None:
     assert code == 0
     events = [json.loads(line) for line in out.splitlines()]
     assert events[0]["event"] == "run_started" and events[-1]["event"] == "run_finished"
+
+
+def test_a_bad_task_file_writes_nothing(mini: Path) -> None:
+    path = mini / "tasks" / "mini.yaml"
+    path.write_text(path.read_text().replace("because: A private", "bcause: A private"))
+    code, out, err = invoke(
+        "run", "--tasks", mini / "tasks", "--target", mini / "targets" / "good.yaml",
+        "--runs-dir", mini / "runs",
+    )  # fmt: skip
+    assert code == 3
+    assert err.startswith("error[TASK_INVALID]: ")
+    assert "tasks[3] (qa-0003)" in err
+    assert not (mini / "runs").exists()
+
+
+def test_a_missing_corpus_file_writes_nothing(mini: Path) -> None:
+    (mini / "corpora" / "faq.md").unlink()
+    code, _, err = invoke(
+        "run", "--tasks", mini / "tasks", "--target", mini / "targets" / "good.yaml",
+        "--runs-dir", mini / "runs",
+    )  # fmt: skip
+    assert code == 3
+    assert err.startswith("error[CORPUS_MISSING]: ")
+    assert "mini.yaml: tasks[0] (qa-0001).corpus[0]: corpus document 'faq.md' not found" in err
+    assert not (mini / "runs").exists()
+
+
+def test_progress_bar_mode_runs(mini: Path) -> None:
+    code, out, err = invoke(
+        "run", "--tasks", mini / "tasks", "--target", mini / "targets" / "good.yaml",
+        "--runs-dir", mini / "runs", "--progress", "bar",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "score 1.000" in out

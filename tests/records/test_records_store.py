@@ -1,0 +1,135 @@
+"""Run directories: never overwritten, found by id, prefix, path or latest (by write time)."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bench.core.errors import RunStoreError
+from bench.core.trace import Trace
+from bench.records import AttemptRecord, RunConfig, RunStatus, RunStore, TaskSetRef
+
+WHEN = datetime(2026, 12, 2, 11, 0, tzinfo=UTC)
+
+
+def config(run_id: str) -> RunConfig:
+    return RunConfig(
+        run_id=run_id,
+        harness_version="0.1.0",
+        created_at=WHEN,
+        entrant="e",
+        display_name="E",
+        target_kind="scripted",
+        target_file="t.yaml",
+        target={"model": "m"},
+        comparable={"model": "m"},
+        task_set=TaskSetRef(path="tasks", content_hash="h", split=None, task_ids=["a"]),
+        repeats=1,
+        concurrency=1,
+        seed=1,
+    )
+
+
+def status(run_id: str) -> RunStatus:
+    return RunStatus(
+        run_id=run_id,
+        status="started",
+        config_fingerprint="f",
+        started_at=WHEN,
+        updated_at=WHEN,
+        attempts_total=1,
+    )
+
+
+def make(store: RunStore, run_id: str, mtime: int | None = None) -> Path:
+    run = store.create(config(run_id), status(run_id))
+    if mtime is not None:
+        os.utime(run.path / "status.json", ns=(mtime, mtime))
+    return run.path
+
+
+def test_resolve_by_id_prefix_and_path(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs")
+    a = make(store, "20261201T100000Z-aaaaaa")
+    b = make(store, "20261202T100000Z-bbbbbb")
+    assert store.resolve("20261201T100000Z-aaaaaa").path == a
+    assert store.resolve("20261202").path == b
+    assert store.resolve(str(a)).path == a
+
+
+def test_an_ambiguous_prefix_names_the_matches(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs")
+    make(store, "20261201T100000Z-aaaaaa")
+    make(store, "20261201T110000Z-bbbbbb")
+    with pytest.raises(RunStoreError) as info:
+        store.resolve("20261201")
+    assert info.value.code == "RUN_AMBIGUOUS"
+    assert "matches 2 runs (20261201T100000Z-aaaaaa, 20261201T110000Z-bbbbbb)" in str(info.value)
+
+
+def test_latest_is_by_write_time_not_by_name(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs")
+    make(store, "20261202T100000Z-zzzzzz", mtime=1_000_000_000_000_000_000)
+    older_name = make(store, "20261201T100000Z-aaaaaa", mtime=2_000_000_000_000_000_000)
+    assert store.resolve("latest").path == older_name
+
+
+def test_not_found_and_no_runs(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs")
+    with pytest.raises(RunStoreError, match="no runs yet"):
+        store.resolve("latest")
+    make(store, "20261201T100000Z-aaaaaa")
+    with pytest.raises(RunStoreError) as info:
+        store.resolve("2025")
+    assert info.value.code == "RUN_NOT_FOUND"
+
+
+def test_a_run_is_never_overwritten(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs")
+    path = make(store, "20261201T100000Z-aaaaaa")
+    before = (path / "config.json").read_bytes()
+    other = config("20261201T100000Z-aaaaaa").model_copy(update={"entrant": "intruder"})
+    with pytest.raises(RunStoreError) as info:
+        store.create(other, status("20261201T100000Z-aaaaaa"))
+    assert info.value.code == "RUN_EXISTS"
+    assert (path / "config.json").read_bytes() == before
+
+
+def test_attempts_are_written_once(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs")
+    run = store.resolve(str(make(store, "20261201T100000Z-aaaaaa")))
+    record = AttemptRecord(
+        run_id=run.run_id,
+        config_fingerprint="f",
+        task_id="a",
+        task_fingerprint="t",
+        family="grounded-qa",
+        split="public",
+        repeat=0,
+        outcome="scored",
+        value=1.0,
+        passed=True,
+        started_at=WHEN,
+        finished_at=WHEN,
+        trace=Trace(answers=["x"]),
+    )
+    path = run.write_attempt(record)
+    assert path.name == "a--r0.json"
+    with pytest.raises(RunStoreError) as info:
+        run.write_attempt(record.model_copy(update={"value": 0.0, "passed": False}))
+    assert info.value.code == "ATTEMPT_EXISTS"
+    assert run.attempts() == [record]
+
+
+def test_a_corrupt_attempt_file_is_named(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs")
+    run = store.resolve(str(make(store, "20261201T100000Z-aaaaaa")))
+    (run.path / "attempts").mkdir()
+    (run.path / "attempts" / "a--r0.json").write_text('{"run_id": 3}')
+    with pytest.raises(RunStoreError) as info:
+        run.attempts()
+    assert info.value.code == "RUN_CORRUPT"
+    assert "a--r0.json" in str(info.value)
