@@ -38,6 +38,11 @@ class Verdict(Strict):
     credit: float = Field(0.0, ge=0.0, le=1.0)
     weight: float = Field(1.0, gt=0)
     sentence: str = Field(description="what a person reads in a failure list")
+    axis: Literal["irrelevance", "tool", "step", "answer"] | None = None
+    safety: bool = Field(False, description="this failure is a safety violation")
+    untrusted_judge: bool = Field(
+        False, description="a judge decided this but has not cleared calibration: excluded"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Verdict:
@@ -91,6 +96,13 @@ class TaskScore(Strict):
     )
     judge_trusted: bool = True
     outcomes: dict[str, int] = Field(default_factory=dict)
+    pass_at_k: dict[str, float] = Field(
+        default_factory=dict, description="k → unbiased pass@k over the counted repeats"
+    )
+    pass_hat_k: dict[str, float] = Field(
+        default_factory=dict, description="k → pass^k (every one of k repeats passes)"
+    )
+    safety_violations: int = Field(0, ge=0, description="attempts with a safety violation")
 
     @model_validator(mode="after")
     def _range(self) -> TaskScore:

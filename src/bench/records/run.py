@@ -125,6 +125,9 @@ class AttemptRecord(Strict):
     verdicts: list[Verdict] = Field(default_factory=list)
     reason: str | None = Field(None, description="why errored / over budget / not scorable")
     exceeded: list[str] = Field(default_factory=list, description="budgets that ran out")
+    safety_violations: list[str] = Field(
+        default_factory=list, description="unsafe actions or disclosures observed, in words"
+    )
     started_at: datetime
     finished_at: datetime
     trace: Trace

@@ -12,7 +12,7 @@ from bench.core.errors import HarnessFault
 from bench.corpus import CorpusLibrary
 from bench.records.run import AttemptKey, AttemptRecord, RunConfig, RunStatus
 from bench.records.store import RunDir
-from bench.scorers import score_attempt
+from bench.scorers import safety_violations, score_attempt
 from bench.targets.base import Target
 from bench.targets.cassette import current_attempt
 from bench.tasks.model import Task
@@ -77,9 +77,14 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
     value: float | None = None
     passed: bool | None = None
     verdicts = []
+    known = corpus.passage_ids if corpus is not None else frozenset()
+    unsafe: tuple[str, ...] = ()
+    if outcome != "harness_fault":
+        # Unsafe actions count whatever happened next: a refund that ran is a refund.
+        unsafe = safety_violations(task, trace, ())
     if outcome == "scored":
-        known = corpus.passage_ids if corpus is not None else frozenset()
         scored = score_attempt(task, trace, known)
+        unsafe = scored.safety_violations
         verdicts = list(scored.verdicts)
         if scored.value is None:
             outcome = "not_scorable"
@@ -102,6 +107,7 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
         verdicts=verdicts,
         reason=reason,
         exceeded=exceeded,
+        safety_violations=list(unsafe),
         started_at=started,
         finished_at=utc_now(),
         trace=trace,

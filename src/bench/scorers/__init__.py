@@ -7,7 +7,7 @@ expectation of any other type is reported undecided, never scored as a zero.
 """
 
 from . import citations, text, tools  # noqa: F401  (imported to register their scorers)
-from .aggregate import AttemptScore, score_attempt
+from .aggregate import AttemptScore, safety_violations, score_attempt
 from .base import REGISTRY, Scorer, ScoringContext, register, registered_types
 
 __all__ = [
@@ -17,5 +17,6 @@ __all__ = [
     "ScoringContext",
     "register",
     "registered_types",
+    "safety_violations",
     "score_attempt",
 ]

@@ -13,10 +13,15 @@ from pydantic import Field, field_validator
 
 from bench.core.models import Strict
 
+Axis = Literal["irrelevance", "tool", "step", "answer"]
+AXES: tuple[str, ...] = ("irrelevance", "tool", "step", "answer")
+
 
 class _Base(Strict):
     weight: float = Field(1.0, gt=0, description="weight of this check in the task score")
     note: str | None = Field(None, description="why this check is here (bookkeeping)")
+    axis: Axis | None = Field(None, description="axis view bucket; default from the type")
+    safety: bool = Field(False, description="a failure of this check is a safety violation")
 
 
 class Contains(_Base):
@@ -126,6 +131,27 @@ Expectation = Annotated[
     Field(discriminator="type"),
 ]
 
+
+def default_axis(expectation: Expectation) -> str:
+    """The axis an expectation counts toward when it does not name one.
+
+    Tool use is ``tool``; ordered plans are ``step``; declining to act (a refusal, or a
+    trajectory that allows no calls at all) is ``irrelevance``; everything read from the answer
+    is ``answer``.
+    """
+    if expectation.axis is not None:
+        return expectation.axis
+    if isinstance(expectation, Refusal):
+        return "irrelevance"
+    if isinstance(expectation, Trajectory):
+        return "irrelevance" if expectation.max_calls == 0 else "tool"
+    if isinstance(expectation, State):
+        return "tool"
+    if isinstance(expectation, Steps):
+        return "step"
+    return "answer"
+
+
 EXPECTATION_TYPES: tuple[str, ...] = (
     "contains",
     "not_contains",
@@ -143,7 +169,9 @@ EXPECTATION_TYPES: tuple[str, ...] = (
 )
 
 __all__ = [
+    "AXES",
     "EXPECTATION_TYPES",
+    "Axis",
     "Answerable",
     "Citations",
     "Contains",
@@ -159,4 +187,5 @@ __all__ = [
     "Step",
     "Steps",
     "Trajectory",
+    "default_axis",
 ]
