@@ -194,3 +194,16 @@ def test_json_progress_events(mini: Path, capsys: pytest.CaptureFixture[str]) ->
         "run_finished",
     ]
     assert events[-1]["status"] == "complete" and events[-1]["done"] == 3
+
+
+def test_malformed_tool_arguments_are_the_models_error(mini: Path) -> None:
+    run, _ = start_run(request(mini, "bad_arguments", task_ids=("qa-0001",)))
+    [record] = run.attempts()
+    assert record.outcome == "scored"
+    [call] = record.trace.tool_calls
+    assert call.error == "the arguments are not a JSON object: Expecting value"
+    tool_message = [m for m in record.trace.messages if m.role == "tool"][0]
+    assert tool_message.content == (
+        '{"error":"the arguments are not a JSON object: Expecting value"}'
+    )
+    assert record.value == 0.0

@@ -22,6 +22,9 @@ class ToolCallRequest(Strict):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments_error: str | None = Field(
+        None, description="the model sent arguments that are not a JSON object (its error)"
+    )
 
 
 class ToolDef(Strict):

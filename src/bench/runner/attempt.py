@@ -126,8 +126,22 @@ class Attempt:
             for call in response.tool_calls:
                 self.meter.tool_calls += 1
                 self.meter.check()
+                if call.arguments_error is not None:
+                    self._refuse_tool(call.id, call.name, call.arguments_error, turn)
+                    continue
                 self._run_tool(call.id, call.name, call.arguments, turn)
         raise OverBudget(["turns"], f"over budget: no final answer after {limit} model calls")
+
+    def _refuse_tool(self, call_id: str, name: str, problem: str, turn: int) -> None:
+        """Malformed arguments are the model's error: recorded, reported back, not executed."""
+        error = f"the arguments are not a JSON object: {problem}"
+        self.trace.tool_calls.append(
+            ToolCall(id=call_id, name=name, arguments={}, error=error, turn=turn)
+        )
+        body = canonical_json({"error": error}).decode()
+        self.trace.messages.append(
+            Message(role="tool", content=body, tool_call_id=call_id, name=name)
+        )
 
     def _run_tool(self, call_id: str, name: str, arguments: dict[str, Any], turn: int) -> None:
         outcome = self.world.call(name, arguments)
