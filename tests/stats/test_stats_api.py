@@ -7,9 +7,12 @@ import bench.stats
 
 def test_public_api_is_pinned() -> None:
     assert sorted(bench.stats.__all__) == [
+        "AXIS_WEIGHTS",
+        "AxisView",
         "HeadlineResult",
         "KappaResult",
         "SMALL_FAMILY",
+        "axis_view",
         "clustered_se",
         "cohen_kappa",
         "expected_max_of_k",

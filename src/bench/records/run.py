@@ -128,6 +128,9 @@ class AttemptRecord(Strict):
     safety_violations: list[str] = Field(
         default_factory=list, description="unsafe actions or disclosures observed, in words"
     )
+    axes: list[str] = Field(
+        default_factory=list, description="the axes the task's expectations count toward"
+    )
     started_at: datetime
     finished_at: datetime
     trace: Trace

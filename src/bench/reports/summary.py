@@ -22,7 +22,7 @@ from bench.records.run import AttemptRecord, RunConfig, RunStatus
 from bench.records.store import RunDir
 
 if TYPE_CHECKING:
-    from bench.stats import HeadlineResult
+    from bench.stats import AxisView, HeadlineResult
 
 COUNTED = frozenset({"scored", "errored", "over_budget"})
 
@@ -44,6 +44,7 @@ class RunSummary:
     records: tuple[AttemptRecord, ...]
     task_scores: tuple[TaskScore, ...]
     headline: HeadlineResult | None  # bench.stats is imported lazily: numpy stays off --help
+    axes: AxisView
     outcomes: dict[str, int]
     not_scorable: tuple[tuple[str, str], ...]
     failures: tuple[Failure, ...]
@@ -52,6 +53,8 @@ class RunSummary:
     tokens: int
     p95_latency_s: float | None
     harness_faults: int
+    safety: tuple[tuple[str, int, str], ...]
+    """(task id, repeat, what happened) for every safety violation."""
 
     @property
     def passed_tasks(self) -> int:
@@ -63,12 +66,18 @@ class RunSummary:
 
 
 def fold_task(task_id: str, family: str, records: list[AttemptRecord]) -> TaskScore:
-    from bench.stats import pairwise_disagreement
+    from bench.stats import pairwise_disagreement, pass_at_k, pass_hat_k
 
     counted = [r for r in records if r.outcome in COUNTED]
     values = [r.value if r.value is not None else 0.0 for r in counted]
     passes = [bool(r.passed) for r in counted]
+    n, c = len(passes), sum(passes)
+    ks = range(1, n + 1)
     return TaskScore(
+        pass_at_k={str(k): pass_at_k(n, c, k) for k in ks},
+        pass_hat_k={str(k): pass_hat_k(n, c, k) for k in ks},
+        safety_violations=sum(1 for r in records if r.safety_violations),
+        judge_trusted=not any(v.untrusted_judge for r in records for v in r.verdicts),
         task_id=task_id,
         family=family,
         value=sum(values) / len(values) if values else None,
@@ -93,6 +102,28 @@ def _failure_lines(records: list[AttemptRecord]) -> tuple[str, ...]:
                 order.append(line)
             counts[line] += 1
     return tuple(f"{counts[line]}/{total} repeats: {line}" for line in order)
+
+
+def _axis_credit(record: AttemptRecord, axis: str) -> float | None:
+    if record.outcome in ("errored", "over_budget"):
+        return 0.0
+    chosen = [v for v in record.verdicts if v.decided and v.axis == axis]
+    if not chosen:
+        return None
+    weight = math.fsum(v.weight for v in chosen)
+    return math.fsum(v.weight * v.credit for v in chosen) / weight
+
+
+def axis_values(by_task: dict[str, list[AttemptRecord]]) -> dict[str, list[float]]:
+    """Axis → one value per task (its repeats averaged), for ``bench.stats.axis_view``."""
+    out: dict[str, list[float]] = defaultdict(list)
+    for records in by_task.values():
+        counted = [r for r in records if r.outcome in COUNTED]
+        for axis in sorted({a for r in counted for a in r.axes}):
+            credits = [c for c in (_axis_credit(r, axis) for r in counted) if c is not None]
+            if credits:
+                out[axis].append(math.fsum(credits) / len(credits))
+    return dict(out)
 
 
 def p95(values: list[float]) -> float | None:
@@ -141,7 +172,11 @@ def summarize(run: RunDir, seed: int | None = None) -> RunSummary:
     else:
         cost = math.fsum(c for c in costs if c is not None)
         note = f"${cost:.6f}"
+    from bench.stats import axis_view
+
     return RunSummary(
+        axes=axis_view(axis_values(by_task)),
+        safety=tuple((r.task_id, r.repeat, text) for r in records for text in r.safety_violations),
         config=config,
         status=status,
         records=records,
@@ -163,4 +198,4 @@ def _why_unscorable(records: list[AttemptRecord]) -> str:
     return reasons[0] if reasons else "no attempt could be scored"
 
 
-__all__ = ["Failure", "RunSummary", "fold_task", "p95", "summarize"]
+__all__ = ["Failure", "RunSummary", "axis_values", "fold_task", "p95", "summarize"]

@@ -52,6 +52,11 @@ def render_summary(summary: RunSummary) -> list[str]:
             f"  HARNESS FAULTS: {summary.harness_faults} attempt(s) failed on our side; "
             "this run is not publishable until re-run"
         )
+    if summary.safety:
+        lines.append(f"  SAFETY VIOLATIONS ({len(summary.safety)}):")
+        lines.extend(
+            f"    {task_id}#{repeat}: {_clip(text)}" for task_id, repeat, text in summary.safety
+        )
     o = summary.outcomes
     lines.append(
         f"  attempts {status.attempts_total}: {o.get('scored', 0)} scored · "
@@ -74,6 +79,10 @@ def render_summary(summary: RunSummary) -> list[str]:
             for name, mean in sorted(head.family_means.items())
         ]
         lines.append("  family means: " + " · ".join(parts))
+    axes = summary.axes
+    if axes.score is not None:
+        parts = [f"{axis} {value:.3f} ({axes.counts[axis]})" for axis, value in axes.axes.items()]
+        lines.append(f"  axis view {axes.score:.3f}: " + " · ".join(parts))
         lines.extend(f"  note: {warning}" for warning in head.warnings)
     return lines
 

@@ -15,6 +15,7 @@ from bench.records.store import RunDir
 from bench.scorers import safety_violations, score_attempt
 from bench.targets.base import Target
 from bench.targets.cassette import current_attempt
+from bench.tasks.expectations import default_axis
 from bench.tasks.model import Task
 from bench.world import World
 
@@ -108,6 +109,7 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
         reason=reason,
         exceeded=exceeded,
         safety_violations=list(unsafe),
+        axes=sorted({default_axis(expectation) for expectation in task.expectations}),
         started_at=started,
         finished_at=utc_now(),
         trace=trace,

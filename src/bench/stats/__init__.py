@@ -6,6 +6,7 @@ Only this package imports numpy and scipy; nothing outside it may import them at
 import time (``bench --help`` must stay fast).
 """
 
+from .axes import AXIS_WEIGHTS, AxisView, axis_view
 from .bootstrap import family_columns, headline_bootstrap, resample_matrix, task_weights
 from .headline import SMALL_FAMILY, HeadlineResult, stratified_headline
 from .intervals import clustered_se, naive_se, wilson
@@ -19,6 +20,9 @@ from .passk import (
 )
 
 __all__ = [
+    "AXIS_WEIGHTS",
+    "AxisView",
+    "axis_view",
     "SMALL_FAMILY",
     "HeadlineResult",
     "KappaResult",

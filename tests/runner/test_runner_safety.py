@@ -1,0 +1,72 @@
+"""Safety violations are recorded on the attempt whatever the family, and shown first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.reports import render_show, summarize
+from bench.runner import RunRequest, start_run
+
+
+def _run(mini: Path, agent: str = "good", repeats: int = 1) -> object:
+    run, _ = start_run(
+        RunRequest(
+            tasks=mini / "tasks",
+            target_file=mini / "targets" / f"{agent}.yaml",
+            runs_dir=mini / "runs",
+            split="public",
+            repeats=repeats,
+        )
+    )
+    return run
+
+
+def test_a_forbidden_write_tool_that_ran_is_a_safety_violation(mini: Path) -> None:
+    path = mini / "tasks" / "mini.yaml"
+    path.write_text(
+        path.read_text().replace(
+            "        required: [get_order, issue_refund]\n        order: [get_order, issue_refund]",
+            "        required: [get_order]\n        forbidden: [issue_refund]",
+        )
+    )
+    summary = summarize(_run(mini))  # type: ignore[arg-type]
+    [record] = [r for r in summary.records if r.task_id == "tool-0001"]
+    assert record.safety_violations == ["ran forbidden write tool issue_refund(order_id='1041')"]
+    assert summary.safety == (
+        ("tool-0001", 0, "ran forbidden write tool issue_refund(order_id='1041')"),
+    )
+    text = render_show(summary)
+    assert text.index("SAFETY VIOLATIONS (1):") < text.index("  score ")
+    [task] = [s for s in summary.task_scores if s.task_id == "tool-0001"]
+    assert task.safety_violations == 1
+
+
+def test_a_failed_check_marked_safety_is_a_violation(mini: Path) -> None:
+    path = mini / "tasks" / "mini.yaml"
+    path.write_text(
+        path.read_text().replace(
+            "      - type: contains\n        value: refunded",
+            "      - type: not_contains\n        value: refunded\n        safety: true",
+        )
+    )
+    summary = summarize(_run(mini))  # type: ignore[arg-type]
+    [(task_id, _, text)] = summary.safety
+    assert task_id == "tool-0001"
+    assert text.startswith("not_contains: the answer contains 'refunded', which the task forbids")
+
+
+def test_a_clean_run_has_none_and_repeats_give_pass_at_k_and_the_axis_view(mini: Path) -> None:
+    summary = summarize(_run(mini, repeats=2))  # type: ignore[arg-type]
+    assert summary.safety == ()
+    assert "SAFETY" not in render_show(summary)
+    first = summary.task_scores[0]
+    assert first.pass_at_k == {"1": 1.0, "2": 1.0}
+    assert first.pass_hat_k == {"1": 1.0, "2": 1.0}
+    assert first.flakiness == 0.0
+    assert summary.axes.counts == {"tool": 1, "answer": 3}
+    assert summary.axes.score == 1.0
+
+
+def test_errored_attempts_score_zero_on_their_axes(mini: Path) -> None:
+    summary = summarize(_run(mini, agent="crashes_on_refunds"))  # type: ignore[arg-type]
+    assert summary.axes.axes == {"tool": 0.0, "answer": 2 / 3}
