@@ -93,3 +93,34 @@ def check(attempt: Attempt) -> Check:
         return verdict
 
     return run
+
+
+def _score_unchecked(
+    scorer: Callable[..., Verdict],
+    expectation: Any,
+    answer: str = "",
+    tool_calls: Sequence[ToolCall] = (),
+) -> Verdict:
+    """Run one scorer on an expectation built with ``model_construct`` (so task validation,
+    which would refuse it, is bypassed): the scorer's own line of defence."""
+    from bench.core.trace import Trace as _Trace
+    from bench.scorers import ScoringContext
+
+    task = Task.model_validate(
+        {
+            "id": "unchecked",
+            "family": "tool-trajectory",
+            "split": "public",
+            "input": [{"role": "user", "content": "go"}],
+            "expectations": [{"type": "contains", "value": "x"}],
+            "because": "data that slipped past validation",
+        }
+    )
+    trace = _Trace(answers=[answer], tool_calls=list(tool_calls))
+    return scorer(expectation, ScoringContext(task=task, trace=trace, known_passages=frozenset()))
+
+
+@pytest.fixture
+def score_unchecked() -> Callable[..., Verdict]:
+    """``score_unchecked(scorer, expectation, answer=..., tool_calls=...)``."""
+    return _score_unchecked

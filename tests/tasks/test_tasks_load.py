@@ -182,3 +182,33 @@ def test_content_hash_moves_with_a_corpus_byte(tmp_path: Path) -> None:
     before = load_task_set(root).content_hash()
     (root.parent / "corpora" / "faq.md").write_text("# FAQ\n\n## Refunds\n\nWithin 15 days.\n")
     assert load_task_set(root).content_hash() != before
+
+
+def test_refuses_values_json_cannot_hold(tmp_path: Path) -> None:
+    root = write_set(tmp_path, task())
+    data = task(state={"orders": {"1041": {"placed": "2026-07-14"}}})
+    document = {"format_version": 1, "tasks": [data]}
+    raw = yaml.safe_dump(document, sort_keys=False).replace("'2026-07-14'", "2026-07-14")
+    (root / "t.yaml").write_text(raw)
+    with pytest.raises(InputError) as info:
+        load_task_set(root)
+    assert "state.orders.1041.placed: a date is not a JSON value (quote it in the task file)" in (
+        str(info.value)
+    )
+
+
+def test_refuses_an_invalid_json_schema_and_stray_field_weights(tmp_path: Path) -> None:
+    schema = task(
+        family="structured-extraction",
+        tools=[],
+        corpus=[],
+        expectations=[{"type": "schema", "schema": {"type": "nonsense"}}],
+    )
+    assert "not a valid JSON Schema" in str(refusal(tmp_path, schema))
+    weights = task(
+        family="structured-extraction",
+        tools=[],
+        corpus=[],
+        expectations=[{"type": "fields", "fields": {"total": 1}, "weights": {"totl": 2}}],
+    )
+    assert "weights for fields the check does not list: totl" in str(refusal(tmp_path, weights))

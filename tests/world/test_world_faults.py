@@ -7,10 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from bench.core.errors import HarnessFault
 from bench.corpus import Corpus, parse_markdown
-from bench.tasks.model import Task
+from bench.tasks.model import Task, ToolSpec
 from bench.world import ToolResult, World
 
 MakeTask = Callable[..., Task]
@@ -116,8 +117,15 @@ def test_search_docs_without_a_corpus(make_task: MakeTask) -> None:
 def test_non_json_task_data(
     make_task: MakeTask, tool: dict[str, Any], state: dict[str, Any], field: str
 ) -> None:
+    # Task validation refuses such data first ...
+    with pytest.raises(ValidationError, match="is not a JSON value"):
+        make_task([tool], state=state)
+    # ... and the world still refuses it when a task was built without validation.
+    unchecked = make_task([{"name": "t", "default": 1}]).model_copy(
+        update={"tools": [ToolSpec.model_validate(tool)], "state": state}
+    )
     with pytest.raises(HarnessFault) as caught:
-        World(make_task([tool], state=state), None)
+        World(unchecked, None)
     assert fault(caught)[:2] == ("WORLD_TOOL_DATA", field)
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from bench.core.trace import ToolDef
 from bench.tasks.model import Task
@@ -276,7 +277,12 @@ def test_each_world_starts_from_the_task_state(make_task: MakeTask) -> None:
 
 
 def test_integer_state_keys_become_strings(make_task: MakeTask) -> None:
-    world = World(make_task([LOOKUP], state={"orders": {1042: {"status": "shipped"}}}), None)
+    with pytest.raises(ValidationError, match="the key 1042 is not a JSON value"):
+        make_task([LOOKUP], state={"orders": {1042: {"status": "shipped"}}})
+    unchecked = make_task([LOOKUP]).model_copy(
+        update={"state": {"orders": {1042: {"status": "shipped"}}}}
+    )
+    world = World(unchecked, None)
     assert world.call("lookup_order", {"order_id": "1042"}) == ToolResult(
         result={"status": "shipped"}
     )

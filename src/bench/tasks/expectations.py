@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from bench.core.models import Strict
 
@@ -60,6 +60,18 @@ class Schema(_Base):
     type: Literal["schema"] = "schema"
     json_schema: dict[str, Any] = Field(alias="schema")
 
+    @field_validator("json_schema")
+    @classmethod
+    def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from jsonschema import Draft202012Validator
+        from jsonschema.exceptions import SchemaError
+
+        try:
+            Draft202012Validator.check_schema(value)
+        except SchemaError as exc:
+            raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
+        return value
+
 
 class Citations(_Base):
     type: Literal["citations"] = "citations"
@@ -102,6 +114,16 @@ class Fields(_Base):
     type: Literal["fields"] = "fields"
     fields: dict[str, Any] = Field(min_length=1)
     weights: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _weights_name_fields(self) -> Fields:
+        stray = sorted(set(self.weights) - set(self.fields))
+        if stray:
+            raise ValueError(f"weights for fields the check does not list: {', '.join(stray)}")
+        bad = sorted(name for name, weight in self.weights.items() if not weight > 0)
+        if bad:
+            raise ValueError(f"weights must be positive: {', '.join(bad)}")
+        return self
 
 
 class Refusal(_Base):
