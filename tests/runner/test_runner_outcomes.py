@@ -150,7 +150,7 @@ def test_a_task_nothing_could_decide_is_not_scorable_and_named(mini: Path) -> No
     run, _ = start_run(request(mini, "good"))
     summary = summarize(run)
     assert [t for t, _ in summary.not_scorable] == ["qa-0003"]
-    assert "no scorer for 'judge'" in summary.not_scorable[0][1]
+    assert "no judge configured for this run" in summary.not_scorable[0][1]
     assert summary.headline is not None and summary.headline.score.n == 3
 
 

@@ -14,7 +14,7 @@ from bench.scorers.base import failed
 
 Attempt = Callable[..., AttemptScore]
 
-UNSCORED = frozenset({"judge"})  # scored only once the judge module is wired in
+UNSCORED: frozenset[str] = frozenset()  # every type has a scorer
 
 
 # --- the registry --------------------------------------------------------------------------

@@ -16,6 +16,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("bench.cli.show_cmd", "compare"),
     "task": ("bench.cli.task_cmd", "task"),
     "schema": ("bench.cli.schema_cmd", "schema"),
+    "judge": ("bench.cli.judge_cmd", "judge"),
+    "rescore": ("bench.cli.rescore_cmd", "rescore"),
 }
 
 SHORT_HELP: dict[str, str] = {
@@ -24,6 +26,8 @@ SHORT_HELP: dict[str, str] = {
     "compare": "Show two runs side by side.",
     "task": "Validate task files.",
     "schema": "Print, write or check the JSON Schemas of the on-disk formats.",
+    "judge": "Calibrate an LLM judge against hand labels; show what is on file.",
+    "rescore": "Re-score a run from its traces with today's scorers (writes nothing).",
 }
 
 

@@ -59,6 +59,17 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
     show_default=True,
     help="auto: a bar on a terminal, nothing otherwise; json: JSON Lines events on stdout.",
 )
+@click.option(
+    "--judge",
+    "judge_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Judge file for 'judge' expectations (see docs/JUDGE.md).",
+)
+@click.option(
+    "--judge-cache",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Judge verdict cache (default: <runs-dir>/judge-cache.sqlite3).",
+)
 @runs_dir_option
 def run(
     tasks_path: Path,
@@ -73,6 +84,8 @@ def run(
     seed: int | None,
     resume_ref: str | None,
     progress: str,
+    judge_file: Path | None,
+    judge_cache: Path | None,
     runs_dir: Path,
     **budgets: float | None,
 ) -> None:
@@ -105,6 +118,8 @@ def run(
         run_budget=caps("run_budget_"),
         seed=DEFAULT_SEED if seed is None else seed,
         runs_dir=runs_dir,
+        judge_file=judge_file,
+        judge_cache=judge_cache,
     )
     mode = progress
     if mode == "auto":

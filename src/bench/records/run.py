@@ -47,6 +47,9 @@ class RunConfig(Strict):
     run_budget: Budget = Field(default_factory=Budget)
     seed: int
     record_cassette: bool = True
+    judge: dict[str, Any] | None = Field(
+        None, description="the judge's model, fingerprint and trust at the start (no key, no URL)"
+    )
 
     def fingerprint(self) -> str:
         """What makes two runs comparable (a cohort on the board)."""
@@ -57,6 +60,7 @@ class RunConfig(Strict):
                 "harness": self.harness_version,
                 "target": self.comparable,
                 "repeats": self.repeats,
+                **({"judge": self.judge["fingerprint"]} if self.judge else {}),
             }
         )
 
@@ -81,6 +85,7 @@ class RunConfig(Strict):
             "task_budget": self.task_budget.model_dump(mode="json"),
             "run_budget": self.run_budget.model_dump(mode="json"),
             "seed": self.seed,
+            "judge": self.judge["fingerprint"] if self.judge else None,
         }
 
 
@@ -106,6 +111,9 @@ class RunStatus(Strict):
     attempts_done: int = Field(0, ge=0)
     skipped: list[AttemptKey] = Field(default_factory=list)
     partial_reason: str | None = None
+    judge_usage: dict[str, Any] | None = Field(
+        None, description="judge requests, cache hits and misses, outages, dollars (last session)"
+    )
 
 
 class AttemptRecord(Strict):

@@ -13,6 +13,7 @@ from bench.corpus import CorpusLibrary
 from bench.records.run import AttemptKey, AttemptRecord, RunConfig, RunStatus
 from bench.records.store import RunDir
 from bench.scorers import safety_violations, score_attempt
+from bench.scorers.judge.service import RunJudge
 from bench.targets.base import Target
 from bench.targets.cassette import current_attempt
 from bench.tasks.expectations import default_axis
@@ -31,6 +32,7 @@ class RunPlan:
     tasks: tuple[Task, ...]
     target: Target
     corpora: CorpusLibrary
+    judge: RunJudge | None = None
 
 
 async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptRecord:
@@ -84,7 +86,11 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
         # Unsafe actions count whatever happened next: a refund that ran is a refund.
         unsafe = safety_violations(task, trace, ())
     if outcome == "scored":
-        scored = score_attempt(task, trace, known)
+        if plan.judge is not None:
+            # A judge call blocks on HTTP: score in a thread so other attempts keep going.
+            scored = await asyncio.to_thread(score_attempt, task, trace, known, judge=plan.judge)
+        else:
+            scored = score_attempt(task, trace, known)
         unsafe = scored.safety_violations
         verdicts = list(scored.verdicts)
         if scored.value is None:
@@ -182,6 +188,7 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
             "updated_at": finished,
             "finished_at": finished,
             "elapsed_s": round(elapsed, 6),
+            "judge_usage": plan.judge.usage() if plan.judge is not None else None,
         }
     )
     records = sorted(plan.run.attempts(), key=lambda r: (r.task_id, r.repeat))

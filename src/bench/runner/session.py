@@ -16,6 +16,7 @@ from bench.core.rng import DEFAULT_SEED
 from bench.corpus import CorpusLibrary
 from bench.records.run import RunConfig, RunStatus, TaskSetRef
 from bench.records.store import RunDir, RunStore
+from bench.scorers.judge.service import RunJudge
 from bench.targets.base import Target, TargetSpec
 from bench.targets.load import build_target, read_target_spec
 from bench.tasks.load import TaskSet, load_task_set
@@ -42,6 +43,8 @@ class RunRequest:
     run_budget: Budget = field(default_factory=Budget)
     seed: int = DEFAULT_SEED
     runs_dir: Path = Path("runs")
+    judge_file: Path | None = None
+    judge_cache: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,21 @@ class Prepared:
     config: RunConfig
     tasks: TaskSet
     target: Target
+    judge: RunJudge | None = None
+
+    def close(self) -> None:
+        if self.judge is not None:
+            self.judge.close()
+
+
+def _judge(request: RunRequest) -> RunJudge | None:
+    if request.judge_file is None:
+        return None
+    from bench.scorers.judge.service import open_judge
+
+    cache = request.judge_cache or request.runs_dir / "judge-cache.sqlite3"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    return open_judge(request.judge_file, cache_path=cache)
 
 
 def _target(request: RunRequest, store: RunStore) -> tuple[Target, str]:
@@ -92,6 +110,7 @@ def prepare(
     target, target_file = _target(request, store)
     check_task_set(task_set)  # every corpus document parses and every world builds
     spec = target.spec
+    judge = _judge(request)
     config = RunConfig(
         run_id=run_id or new_run_id(),
         harness_version=HARNESS_VERSION,
@@ -114,8 +133,9 @@ def prepare(
         task_budget=request.task_budget,
         run_budget=request.run_budget,
         seed=request.seed,
+        judge=judge.describe() if judge is not None else None,
     )
-    return Prepared(config, task_set, target)
+    return Prepared(config, task_set, target, judge)
 
 
 def start_run(
@@ -132,8 +152,11 @@ def start_run(
         updated_at=now,
         attempts_total=len(prepared.tasks.tasks) * request.repeats,
     )
-    run = store.create(prepared.config, status)
-    return run, _go(run, prepared, progress)
+    try:
+        run = store.create(prepared.config, status)
+        return run, _go(run, prepared, progress)
+    finally:
+        prepared.close()
 
 
 def resume_run(
@@ -144,6 +167,15 @@ def resume_run(
     run = store.resolve(ref)
     old = run.config()
     prepared = prepare(request, store, run_id=old.run_id, created=old.created_at)
+    try:
+        return run, _resume(run, old, prepared, progress)
+    finally:
+        prepared.close()
+
+
+def _resume(
+    run: RunDir, old: RunConfig, prepared: Prepared, progress: ProgressSink | None
+) -> RunStatus:
     before, after = old.resume_key(), prepared.config.resume_key()
     changed = sorted(key for key in before if before[key] != after.get(key))
     if changed:
@@ -175,7 +207,7 @@ def resume_run(
             }
         )
     )
-    return run, _go(run, prepared, progress)
+    return _go(run, prepared, progress)
 
 
 def _go(run: RunDir, prepared: Prepared, progress: ProgressSink | None) -> RunStatus:
@@ -185,6 +217,7 @@ def _go(run: RunDir, prepared: Prepared, progress: ProgressSink | None) -> RunSt
         tasks=prepared.tasks.tasks,
         target=prepared.target,
         corpora=CorpusLibrary(prepared.tasks.corpus_root),
+        judge=prepared.judge,
     )
 
     async def main() -> RunStatus:

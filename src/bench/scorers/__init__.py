@@ -8,7 +8,7 @@ expectation of any other type is reported undecided, never scored as a zero.
 """
 
 # Imported to register their scorers.
-from . import citations, document, plans, refusal, text, tools  # noqa: F401
+from . import citations, document, judge, plans, refusal, text, tools  # noqa: F401
 from .aggregate import AttemptScore, safety_violations, score_attempt
 from .base import REGISTRY, Scorer, ScoringContext, register, registered_types
 

@@ -19,7 +19,7 @@ from bench.core.trace import Trace
 from bench.tasks.expectations import Expectation, Trajectory, default_axis
 from bench.tasks.model import Task, ToolSpec
 
-from .base import REGISTRY, ScoringContext, undecided
+from .base import REGISTRY, JudgeService, ScoringContext, undecided
 
 
 @dataclass(frozen=True)
@@ -104,10 +104,24 @@ def safety_violations(task: Task, trace: Trace, verdicts: tuple[Verdict, ...]) -
     return tuple(dict.fromkeys(found))
 
 
-def score_attempt(task: Task, trace: Trace, known_passages: frozenset[str]) -> AttemptScore:
-    """Judge ``trace`` against every expectation of ``task`` and fold the verdicts."""
-    context = ScoringContext(task=task, trace=trace, known_passages=frozenset(known_passages))
-    verdicts = tuple(judge(expectation, context) for expectation in task.expectations)
+_verdict_of = judge  # ``score_attempt``'s ``judge`` parameter shadows the function's name
+
+
+def score_attempt(
+    task: Task,
+    trace: Trace,
+    known_passages: frozenset[str],
+    *,
+    judge: JudgeService | None = None,
+) -> AttemptScore:
+    """Judge ``trace`` against every expectation of ``task`` and fold the verdicts.
+
+    ``judge`` is the run's LLM judge, read by ``judge`` expectations (undecided without one);
+    it may make HTTP requests, so a caller on an event loop should score in a thread."""
+    context = ScoringContext(
+        task=task, trace=trace, known_passages=frozenset(known_passages), judge=judge
+    )
+    verdicts = tuple(_verdict_of(expectation, context) for expectation in task.expectations)
     decided = [verdict for verdict in verdicts if verdict.decided]
     left_out = tuple(verdict.sentence for verdict in verdicts if not verdict.decided)
     unsafe = safety_violations(task, trace, verdicts)

@@ -2,9 +2,9 @@
 sentence helpers the scorers share.
 
 A scorer is a plain function ``(expectation, context) -> Verdict``. It reads only what the
-context holds: the task, the trace, and the set of passage ids the task's corpus contains (so
-this package never needs to import the corpus). Every verdict carries a sentence, because the
-sentence is what a person reads in a failure list.
+context holds: the task, the trace, the set of passage ids the task's corpus contains (so
+this package never needs to import the corpus), and the run's judge if it has one. Every
+verdict carries a sentence, because the sentence is what a person reads in a failure list.
 """
 
 from __future__ import annotations
@@ -12,12 +12,39 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import Protocol, TypeVar, cast
 
 from bench.core.score import Verdict
 from bench.core.trace import Trace
 from bench.tasks.expectations import EXPECTATION_TYPES, Expectation
 from bench.tasks.model import Task
+
+
+class JudgeOpinion(Protocol):
+    """What a judge said about one answer."""
+
+    @property
+    def passed(self) -> bool: ...
+
+    @property
+    def reason(self) -> str: ...
+
+
+class JudgeService(Protocol):
+    """The run's LLM judge, as the ``judge`` scorer sees it (``bench.scorers.judge``).
+
+    ``decide`` raises ``JudgeUnavailable`` when the judge could not decide (an outage, an
+    unparseable reply). ``trusted`` is false until a calibration on file clears the floor;
+    ``trust_note`` says why in a few words (e.g. ``κ 0.41 is below the floor 0.70``).
+    """
+
+    @property
+    def trusted(self) -> bool: ...
+
+    @property
+    def trust_note(self) -> str: ...
+
+    def decide(self, rubric: str, question: str, answer: str) -> JudgeOpinion: ...
 
 
 @dataclass(frozen=True)
@@ -28,6 +55,8 @@ class ScoringContext:
     trace: Trace
     known_passages: frozenset[str]
     """Every passage id in the task's corpus (empty when the task has no corpus)."""
+    judge: JudgeService | None = None
+    """The run's judge; None when the run has none (judged expectations are then undecided)."""
 
 
 Scorer = Callable[[Expectation, ScoringContext], Verdict]
@@ -165,6 +194,8 @@ def count(n: int, singular: str, plural: str | None = None) -> str:
 __all__ = [
     "EMPTY_ANSWER",
     "QUOTE_LIMIT",
+    "JudgeOpinion",
+    "JudgeService",
     "REGISTRY",
     "Scorer",
     "ScoringContext",

@@ -1,0 +1,249 @@
+"""Asking the judge: one POST to ``<base_url>/chat/completions`` per question not in the cache.
+
+``Judge.decide`` is synchronous and safe to call from several scoring threads at once. Each
+request runs under one overall deadline (``timeout_s``, from before the connection is opened to
+the last byte of the reply): httpx's own timeouts are per phase, so a server that trickles its
+reply could otherwise hold a request for many times ``timeout_s``. The request runs on a private
+event loop under ``asyncio.wait_for``, which cancels it, and closes its connection, when the
+deadline passes.
+
+An HTTP error status, a timeout, a connection error or a reply that does not parse raises
+``JudgeUnavailable``: the judge could not decide. That is never cached and never a fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import json
+import ssl
+import threading
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import httpx
+
+from bench.core.trace import Usage
+
+from .cache import JudgeCache, cache_key
+from .config import JudgeConfig, parse_verdict
+from .errors import JudgeUnavailable
+
+_T = TypeVar("_T")
+_EXCERPT = 200
+
+
+@dataclass(frozen=True)
+class JudgeDecision:
+    """What the judge said about one answer."""
+
+    passed: bool
+    reason: str
+    usage: Usage | None
+    """Tokens the verdict took when it was bought; None when the server reported none."""
+    cost_usd: float | None
+    """What the verdict cost when it was bought; None when the judge has no pricing or the
+    server reported no usage (not measured, never $0)."""
+    cached: bool
+    """Served from the cache: this call made no request and cost nothing."""
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    text: str
+    usage: Usage | None
+    latency_s: float
+
+
+def _run(coroutine: Coroutine[Any, Any, _T]) -> _T:
+    """Run ``coroutine`` to completion on a private loop (in a helper thread if this thread
+    already runs a loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """Built once per process: loading the CA bundle for every request costs ~0.1 s each."""
+    return httpx.create_ssl_context()
+
+
+def _usage(payload: dict[str, Any]) -> Usage | None:
+    raw = payload.get("usage")
+    if not isinstance(raw, dict):
+        return None
+    details = raw.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+
+    def count(value: Any) -> int:
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    if not isinstance(raw.get("prompt_tokens"), int) and not isinstance(
+        raw.get("completion_tokens"), int
+    ):
+        return None
+    return Usage(
+        prompt_tokens=count(raw.get("prompt_tokens")),
+        completion_tokens=count(raw.get("completion_tokens")),
+        cached_tokens=count(cached),
+    )
+
+
+class JudgeClient:
+    """The HTTP side: messages in, reply text and usage out, or ``JudgeUnavailable``."""
+
+    def __init__(self, config: JudgeConfig, api_key: str | None) -> None:
+        self.config = config
+        self._api_key = api_key
+        self.requests = 0
+        self._lock = threading.Lock()
+
+    def redact(self, text: str) -> str:
+        """``text`` with the API key, should a server echo it, replaced by ``[redacted]``."""
+        if self._api_key:
+            text = text.replace(self._api_key, "[redacted]")
+        return text
+
+    def unavailable(self, reason: str) -> JudgeUnavailable:
+        return JudgeUnavailable(self.redact(reason))
+
+    async def _post(self, body: dict[str, Any]) -> tuple[int, bytes]:
+        headers = {"Content-Type": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        timeout = httpx.Timeout(self.config.timeout_s)
+        async with httpx.AsyncClient(timeout=timeout, verify=_ssl_context()) as client:
+            response = await client.post(self.config.endpoint, json=body, headers=headers)
+            return response.status_code, response.content
+
+    def ask(self, messages: list[dict[str, str]]) -> JudgeReply:
+        config = self.config
+        body: dict[str, Any] = {
+            "model": config.model,
+            "messages": messages,
+            "temperature": config.temperature,
+            "max_tokens": config.max_tokens,
+        }
+        with self._lock:
+            self.requests += 1
+        started = time.monotonic()
+        try:
+            status, content = _run(asyncio.wait_for(self._post(body), timeout=config.timeout_s))
+        except (TimeoutError, httpx.TimeoutException):
+            raise self.unavailable(
+                f"no reply within {config.timeout_s:g}s from {config.endpoint}"
+            ) from None
+        except httpx.HTTPError as exc:
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise self.unavailable(f"cannot reach {config.endpoint} ({detail})") from None
+        latency = time.monotonic() - started
+        text = content.decode("utf-8", errors="replace")
+        if not 200 <= status < 300:
+            excerpt = " ".join(text.split())[:_EXCERPT]
+            raise self.unavailable(
+                f"HTTP {status} from {config.endpoint}" + (f": {excerpt}" if excerpt else "")
+            )
+        try:
+            payload = json.loads(text)
+        except ValueError:
+            raise self.unavailable(f"unparseable reply from {config.endpoint}: not JSON") from None
+        reply = None
+        if isinstance(payload, dict):
+            choices = payload.get("choices")
+            if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+                message = choices[0].get("message")
+                if isinstance(message, dict) and isinstance(message.get("content"), str):
+                    reply = message["content"]
+        if reply is None:
+            raise self.unavailable(
+                f"unparseable reply from {config.endpoint}: no choices[0].message.content"
+            )
+        return JudgeReply(text=reply, usage=_usage(payload), latency_s=latency)
+
+
+class Judge:
+    """A configured judge with its cache: ``decide`` answers from the cache when it can and
+    asks the model otherwise. Thread-safe; counts what it spent."""
+
+    def __init__(
+        self, config: JudgeConfig, cache: JudgeCache, *, api_key: str | None = None
+    ) -> None:
+        self.config = config
+        self.cache = cache
+        self.client = JudgeClient(config, api_key if api_key is not None else config.api_key())
+        self.outages = 0
+        self._spent: float | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def requests(self) -> int:
+        """HTTP requests made (cache hits make none)."""
+        return self.client.requests
+
+    @property
+    def spent_usd(self) -> float | None:
+        """What this judge's requests cost; None when nothing priced was bought."""
+        return self._spent
+
+    def key(self, rubric: str, question: str, answer: str) -> str:
+        return cache_key(
+            rubric=rubric,
+            prompt=question,
+            answer=answer,
+            model=self.config.model,
+            temperature=self.config.temperature,
+            template=self.config.template_fingerprint(),
+        )
+
+    def decide(self, rubric: str, question: str, answer: str) -> JudgeDecision:
+        """The judge's verdict on ``answer``; raises ``JudgeUnavailable`` when it cannot say."""
+        key = self.key(rubric, question, answer)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return JudgeDecision(
+                passed=hit.passed,
+                reason=hit.reason,
+                usage=hit.usage,
+                cost_usd=hit.cost_usd,
+                cached=True,
+            )
+        try:
+            reply = self.client.ask(self.config.messages(rubric, question, answer))
+            parsed = parse_verdict(reply.text)
+            if parsed is None:
+                excerpt = " ".join(reply.text.split())[:_EXCERPT]
+                raise self.client.unavailable(
+                    f"unparseable reply (expected PASS or FAIL first): {excerpt!r}"
+                )
+        except JudgeUnavailable:
+            with self._lock:
+                self.outages += 1
+            raise
+        passed, reason = parsed[0], self.client.redact(parsed[1])
+        pricing = self.config.pricing
+        cost = None if pricing is None or reply.usage is None else pricing.cost(reply.usage)
+        if cost is not None:
+            with self._lock:
+                self._spent = (self._spent or 0.0) + cost
+        self.cache.put(
+            key,
+            passed=passed,
+            reason=reason,
+            model=self.config.model,
+            temperature=self.config.temperature,
+            usage=reply.usage,
+            cost_usd=cost,
+        )
+        return JudgeDecision(
+            passed=passed, reason=reason, usage=reply.usage, cost_usd=cost, cached=False
+        )
+
+
+__all__ = ["Judge", "JudgeClient", "JudgeDecision", "JudgeReply"]
