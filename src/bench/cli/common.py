@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
+
+# Every command answers -h as well as --help, however it is invoked.
+CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
 runs_dir_option = click.option(
     "--runs-dir",

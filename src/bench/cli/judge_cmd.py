@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .common import CONTEXT
+
 if TYPE_CHECKING:
     from bench.scorers.judge.calibration import CalibrationReport
 
@@ -56,7 +58,7 @@ def _report_lines(report: CalibrationReport) -> list[str]:
     ]
 
 
-@click.group()
+@click.group(context_settings=CONTEXT)
 def judge() -> None:
     """Calibrate an LLM judge against hand labels, and see what calibration is on file."""
 

@@ -10,6 +10,8 @@ import click
 
 from bench import __version__
 
+from .common import CONTEXT
+
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("bench.cli.run_cmd", "run"),
     "show": ("bench.cli.show_cmd", "show"),
@@ -61,7 +63,7 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
 @click.version_option(__version__, prog_name="bench")
 def cli() -> None:
     """bench-suite: run agents through tasks, score every attempt, and show the evidence."""

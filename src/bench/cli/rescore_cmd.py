@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from .common import format_option, runs_dir_option
+from .common import CONTEXT, format_option, runs_dir_option
 
 
-@click.command()
+@click.command(context_settings=CONTEXT)
 @click.argument("run_ref", metavar="RUN", default="latest")
 @click.option("--tasks", type=click.Path(path_type=Path), help="Task set (default: the run's).")
 @click.option("--corpora", type=click.Path(path_type=Path, file_okay=False), help="Corpus root.")

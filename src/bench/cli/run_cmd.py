@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from .common import runs_dir_option
+from .common import CONTEXT, runs_dir_option
 
 
 def _budget_options(prefix: str, scope: str) -> list[click.Option]:
@@ -28,10 +28,11 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
 
 
 @click.command(
+    context_settings=CONTEXT,
     params=[
         *_budget_options("task-budget-", "per-attempt cap overriding the task's budget"),
         *_budget_options("run-budget-", "cap for the whole run; attempts it prevents are skipped"),
-    ]
+    ],
 )
 @click.option(
     "--tasks",

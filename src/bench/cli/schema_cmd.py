@@ -6,8 +6,10 @@ from pathlib import Path
 
 import click
 
+from .common import CONTEXT
 
-@click.group()
+
+@click.group(context_settings=CONTEXT)
 def schema() -> None:
     """The JSON Schemas of the on-disk formats, generated from the models."""
 

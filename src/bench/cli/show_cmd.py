@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from .common import format_option, runs_dir_option
+from .common import CONTEXT, format_option, runs_dir_option
 
 
-@click.command()
+@click.command(context_settings=CONTEXT)
 @click.argument("run_ref", metavar="RUN", default="latest")
 @click.option("--task", "task_id", help="Also print this task's attempts and traces.")
 @runs_dir_option
@@ -68,7 +68,7 @@ def _as_json(summary: object, task_id: str | None) -> dict[str, object]:
     return payload
 
 
-@click.command()
+@click.command(context_settings=CONTEXT)
 @click.argument("first")
 @click.argument("second")
 @runs_dir_option

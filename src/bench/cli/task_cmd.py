@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
-from .common import format_option
+from .common import CONTEXT, format_option
 
 
-@click.group()
+@click.group(context_settings=CONTEXT)
 def task() -> None:
     """Work with task files."""
 
