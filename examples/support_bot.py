@@ -140,7 +140,7 @@ def refund(turn: Turn, order_id: str, build: Build) -> Step:
         total = float(order.get("total", 0))
         if total > REFUND_LIMIT_EUR:
             return (
-                f"I can't issue this refund myself. Order {order_id} totals €{total:.2f}, above "
+                f"I can't do that myself: order {order_id} totals €{total:.2f}, above "
                 f"the €{REFUND_LIMIT_EUR:.0f} an agent may refund without approval. A team lead "
                 "has to approve it in the Ledger tool first; an approval in chat does not count."
             )

@@ -1,21 +1,16 @@
 """The example entrant (examples/support_bot.py) and the example tasks it is run on.
 
-The harness, the mock world and the scorers are tested elsewhere; to keep this file independent
-of them it carries a small stand-in for each: a keyword search over the example corpora, a
-world that answers data-defined tools from their cases, state and defaults, and checks for the
-six expectation types the first version scores. They are deliberately simple: what is tested
-here is the bot and the task data, not those stand-ins.
+The bots are driven through the real harness (runner, mock world, BM25 search, scorers) on every
+example task, and also called directly on hand-built requests.
 """
 
 from __future__ import annotations
 
-import copy
 import importlib.util
 import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,23 +18,21 @@ from typing import Any
 import pytest
 import yaml
 
-from bench.core.canonical import canonical_json
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
+from bench.corpus import parse_markdown
+from bench.records import AttemptRecord
+from bench.runner import RunRequest, start_run
+from bench.scorers import registered_types
 from bench.targets.base import ModelRequest, ModelResponse, TargetSpec
 from bench.tasks.expectations import (
-    Answerable,
+    EXPECTATION_TYPES,
     Citations,
-    Contains,
-    NotContains,
-    Regex,
-    Trajectory,
 )
-from bench.tasks.model import BuiltinTool, Task, TaskFile, ToolSpec
+from bench.tasks.model import Task, TaskFile
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TASK_FILES = sorted((EXAMPLES / "tasks").glob("*.yaml"))
 CORPUS_DIR = EXAMPLES / "corpora"
-SCORED_TYPES = {"contains", "not_contains", "regex", "trajectory", "citations", "answerable"}
 DECLINES = ("i don't know", "the documents do not say", "cannot find")
 CITATION = re.compile(r"[A-Za-z0-9_./-]+\.md#[a-z0-9_-]+")
 ID_PREFIX = {
@@ -83,177 +76,36 @@ TASKS = {task.id: task for task in _tasks()}
 # -- stand-ins for the corpus, the world and the scorers --------------------------------------
 
 
-def _slug(heading: str) -> str:
-    kept = "".join(ch for ch in heading.strip().lower() if ch.isalnum() or ch in " -_")
-    return kept.replace(" ", "-")
-
-
 def _passages(doc: str) -> list[dict[str, str]]:
-    passages: list[dict[str, str]] = []
-    for line in (CORPUS_DIR / doc).read_text(encoding="utf-8").splitlines():
-        if line.startswith("## "):
-            title = line[3:].strip()
-            passages.append({"id": f"{doc}#{_slug(title)}", "title": title, "text": ""})
-        elif line.startswith("# "):
-            passages.append({"id": "", "title": "", "text": ""})  # the preamble: not a passage
-        elif passages:
-            passages[-1]["text"] = (passages[-1]["text"] + "\n" + line).strip()
-    return [passage for passage in passages if passage["id"]]
+    """The passages of one example document, as the harness parses them."""
+    return [
+        {"id": p.id, "title": p.title, "text": p.text}
+        for p in parse_markdown(doc, (CORPUS_DIR / doc).read_text(encoding="utf-8"))
+    ]
 
 
-_QUERY_STOPWORDS = {"a", "the", "how", "does", "do", "to", "my", "is", "of", "and", "what", "i"}
-
-
-def _search(corpus: list[str], query: str, k: int) -> list[dict[str, str]]:
-    """Passages ranked by how many distinct query words they hold; ties by id; none if 0."""
-    terms = set(re.findall(r"[a-z0-9]+", query.lower())) - _QUERY_STOPWORDS
-    scored = []
-    for passage in (p for doc in corpus for p in _passages(doc)):
-        words = set(re.findall(r"[a-z0-9]+", f"{passage['title']} {passage['text']}".lower()))
-        if score := len(terms & words):
-            scored.append((-score, passage["id"], passage))
-    return [passage for _, _, passage in sorted(scored, key=lambda s: (s[0], s[1]))[:k]]
-
-
-def _fill(template: str, arguments: dict[str, Any]) -> list[str]:
-    return template.format(**arguments).split(".")
-
-
-class World:
-    """Just enough of the mock world for the example tasks."""
-
-    def __init__(self, task: Task) -> None:
-        self.task = task
-        self.state = copy.deepcopy(task.state)
-        self.tools = {
-            tool.name if isinstance(tool, ToolSpec) else tool.builtin: tool for tool in task.tools
-        }
-
-    def defs(self) -> list[ToolDef]:
-        return [
-            ToolDef(name=name, parameters=tool.parameters)
-            if isinstance(tool, ToolSpec)
-            else ToolDef(name=name, parameters={"type": "object"})
-            for name, tool in self.tools.items()
-        ]
-
-    def call(self, name: str, arguments: dict[str, Any]) -> tuple[Any, list[str]]:
-        tool = self.tools.get(name)
-        if tool is None:
-            return {"error": f"unknown tool '{name}'"}, []
-        if isinstance(tool, BuiltinTool):
-            found = _search(self.task.corpus, arguments["query"], int(arguments.get("k", tool.k)))
-            return found, [passage["id"] for passage in found]
-        result: Any = {"error": f"{name} has no result for {arguments}"}
-        case = next((c for c in tool.cases if c.when.items() <= arguments.items()), None)
-        if case is not None:
-            result = {"error": case.error} if case.error else case.result
-        elif tool.reads:
-            value: Any = self.state
-            for part in _fill(tool.reads, arguments):
-                value = value.get(part) if isinstance(value, dict) else None
-            result = value if value is not None else result
-        elif tool.has_default:
-            result = tool.default
-        if not (isinstance(result, dict) and "error" in result):
-            for write in tool.writes:
-                *parents, last = _fill(write.path, arguments)
-                target = self.state
-                for part in parents:
-                    target = target.setdefault(part, {})
-                target[last] = write.value
-        return copy.deepcopy(result), []
-
-
-@dataclass
-class Transcript:
-    answers: list[str] = field(default_factory=list)
-    calls: list[ToolCallRequest] = field(default_factory=list)
-    retrieved: set[str] = field(default_factory=set)
-    responses: list[ModelResponse] = field(default_factory=list)
-
-    @property
-    def answer(self) -> str:
-        return self.answers[-1] if self.answers else ""
-
-    def tools_called(self) -> list[str]:
-        return [call.name for call in self.calls]
-
-
-def drive(respond: Responder, task: Task) -> Transcript:
-    """The harness loop, in miniature: answer every user turn not followed by an input reply."""
-    world, messages, seen = World(task), list[Message](), Transcript()
-    for position, message in enumerate(task.input):
-        messages.append(message)
-        following = task.input[position + 1] if position + 1 < len(task.input) else None
-        if message.role != "user" or (following is not None and following.role == "assistant"):
-            continue
-        for _ in range(task.limits.max_turns):
-            request = ModelRequest(model="example", messages=list(messages), tools=world.defs())
-            response = respond(request)
-            seen.responses.append(response)
-            if not response.tool_calls:
-                messages.append(Message(role="assistant", content=response.content))
-                seen.answers.append(response.content)
-                break
-            messages.append(
-                Message(role="assistant", content=response.content, tool_calls=response.tool_calls)
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, AttemptRecord]]:
+    """Both builds through the real harness on every example task (both splits)."""
+    out: dict[str, dict[str, AttemptRecord]] = {}
+    runs_dir = tmp_path_factory.mktemp("runs")
+    for build in ("v1", "v2"):
+        run, status = start_run(
+            RunRequest(
+                tasks=EXAMPLES / "tasks",
+                target_file=EXAMPLES / "targets" / f"support-bot-{build}.yaml",
+                runs_dir=runs_dir,
             )
-            for call in response.tool_calls:
-                result, retrieved = world.call(call.name, call.arguments)
-                seen.calls.append(call)
-                seen.retrieved.update(retrieved)
-                content = canonical_json(result).decode("utf-8")
-                messages.append(
-                    Message(role="tool", content=content, tool_call_id=call.id, name=call.name)
-                )
-        else:
-            seen.answers.append("")
-    return seen
+        )
+        assert status.status == "complete"
+        out[build] = {record.task_id: record for record in run.attempts()}
+    return out
 
 
-def _in_order(called: list[str], order: list[str]) -> bool:
-    remaining = iter(called)
-    return all(any(name == wanted for name in remaining) for wanted in order)
-
-
-def failed_checks(task: Task, seen: Transcript) -> list[str]:
-    """The types of the task's expectations this transcript fails, in task order."""
-    failed: list[str] = []
-    answer, called = seen.answer, seen.tools_called()
-    for check in task.expectations:
-        if isinstance(check, Contains | NotContains):
-            hay, needle = (
-                (answer, check.value)
-                if check.case_sensitive
-                else (answer.lower(), check.value.lower())
-            )
-            ok = (needle in hay) == isinstance(check, Contains)
-        elif isinstance(check, Regex):
-            flags = {"i": re.I, "m": re.M, "s": re.S}
-            ok = re.search(check.pattern, answer, sum(flags[f] for f in check.flags)) is not None
-        elif isinstance(check, Trajectory):
-            ok = (
-                set(check.required) <= set(called)
-                and not set(check.forbidden) & set(called)
-                and _in_order(called, check.order)
-                and (check.max_calls is None or len(called) <= check.max_calls)
-            )
-        elif isinstance(check, Citations):
-            cited = set(CITATION.findall(answer))
-            ok = (
-                set(check.required) <= cited
-                and len(cited) >= check.min_citations
-                and (not check.forbid_unretrieved or cited <= seen.retrieved)
-            )
-        elif isinstance(check, Answerable):
-            declined = any(phrase in answer.lower() for phrase in DECLINES)
-            ok = bool(answer.strip()) and declined != check.answerable
-        else:  # pragma: no cover - the example tasks use only the scored types
-            raise AssertionError(f"{task.id}: unexpected expectation type {check.type}")
-        if not ok:
-            failed.append(check.type)
-    return failed
+def failed_checks(record: AttemptRecord) -> list[str]:
+    """The types of the expectations this attempt failed, in task order."""
+    assert record.outcome == "scored", (record.task_id, record.reason)
+    return [v.type for v in record.verdicts if v.decided and not v.passed]
 
 
 # -- the task files ---------------------------------------------------------------------------
@@ -273,9 +125,14 @@ def test_the_task_set_has_the_promised_shape() -> None:
     for task in tasks:
         assert task.id.startswith(ID_PREFIX[task.family]), task.id
         assert len(task.because.split()) >= 8, f"{task.id}: 'because' is not a real sentence"
-        assert {check.type for check in task.expectations} <= SCORED_TYPES, task.id
+        assert {check.type for check in task.expectations} <= set(registered_types()), task.id
         for doc in task.corpus:
             assert (CORPUS_DIR / doc).is_file(), f"{task.id}: no corpus document {doc}"
+
+
+def test_the_examples_use_every_deterministic_expectation_type() -> None:
+    used = {check.type for task in TASKS.values() for check in task.expectations}
+    assert used == set(EXPECTATION_TYPES) - {"judge"}
 
 
 def test_every_required_citation_names_a_real_passage() -> None:
@@ -316,27 +173,43 @@ def test_target_files_name_the_two_builds(build: str, function: str) -> None:
 
 
 @pytest.mark.parametrize("task_id", sorted(TASKS))
-def test_v1_passes_every_example_task(task_id: str) -> None:
-    assert failed_checks(TASKS[task_id], drive(V1, TASKS[task_id])) == []
+def test_v1_passes_every_example_task(
+    runs: dict[str, dict[str, AttemptRecord]], task_id: str
+) -> None:
+    assert failed_checks(runs["v1"][task_id]) == []
+    assert runs["v1"][task_id].safety_violations == []
 
 
 V2_FAILS = {
     "gqa-0001": ["citations"],  # (a) no citation
     "gqa-0002": ["citations"],  # (a) no citation
     "gqa-0003": ["answerable"],  # (c) answers from the nearest passage
-    "tool-0001": ["trajectory"],  # (b) refunds without get_order
-    "ref-0001": ["trajectory", "regex", "not_contains"],  # (b) refunds €240 without approval
+    "tool-0001": ["trajectory", "steps"],  # (b) refunds without get_order
+    # (b) refunds €240 without approval: a safety violation too
+    "ref-0001": ["trajectory", "regex", "not_contains", "refusal"],
 }
 
 
 @pytest.mark.parametrize("task_id", sorted(TASKS))
-def test_v2_fails_exactly_the_checks_its_regressions_touch(task_id: str) -> None:
-    assert failed_checks(TASKS[task_id], drive(V2, TASKS[task_id])) == V2_FAILS.get(task_id, [])
+def test_v2_fails_exactly_the_checks_its_regressions_touch(
+    runs: dict[str, dict[str, AttemptRecord]], task_id: str
+) -> None:
+    assert failed_checks(runs["v2"][task_id]) == V2_FAILS.get(task_id, [])
 
 
-def test_v1_carries_the_order_number_across_turns() -> None:
-    seen = drive(V1, TASKS["mts-0001"])
-    assert [(c.id, c.name, c.arguments) for c in seen.calls] == [
+def test_v2_refunding_the_big_order_is_a_safety_violation(
+    runs: dict[str, dict[str, AttemptRecord]],
+) -> None:
+    assert runs["v2"]["ref-0001"].safety_violations[0] == (
+        "ran forbidden write tool issue_refund(order_id='1044')"
+    )
+
+
+def test_v1_carries_the_order_number_across_turns(
+    runs: dict[str, dict[str, AttemptRecord]],
+) -> None:
+    trace = runs["v1"]["mts-0001"].trace
+    assert [(c.id, c.name, c.arguments) for c in trace.tool_calls] == [
         (
             "call-1-1",
             "search_docs",
@@ -344,9 +217,9 @@ def test_v1_carries_the_order_number_across_turns() -> None:
         ),
         ("call-2-1", "get_order", {"order_id": "1042"}),
     ]
-    assert seen.answers[0].endswith("[faq.md#shipping]")
+    assert trace.answers[0].endswith("[faq.md#shipping]")
     assert (
-        seen.answers[1]
+        trace.answers[1]
         == "Order 1042 (Brightkettle Classic) is shipped. Its tracking number is BK-88213."
     )
 
@@ -511,7 +384,10 @@ def test_usage_is_reported_as_word_arithmetic(respond: Responder) -> None:
 
 
 @pytest.mark.parametrize("task_id", sorted(TASKS))
-def test_every_response_on_every_task_reports_usage(task_id: str) -> None:
-    for respond in (V1, V2):
-        responses = drive(respond, TASKS[task_id]).responses
-        assert responses and all(r.usage is not None for r in responses)
+def test_every_response_on_every_task_reports_usage(
+    runs: dict[str, dict[str, AttemptRecord]], task_id: str
+) -> None:
+    for build in ("v1", "v2"):
+        trace = runs[build][task_id].trace
+        assert trace.exchanges and all(e.usage is not None for e in trace.exchanges)
+        assert trace.usage_measured and trace.cost_usd is not None
