@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench.reports import render_show, summarize
 from bench.runner import RunRequest, start_run
 
@@ -70,3 +72,36 @@ def test_a_clean_run_has_none_and_repeats_give_pass_at_k_and_the_axis_view(mini:
 def test_errored_attempts_score_zero_on_their_axes(mini: Path) -> None:
     summary = summarize(_run(mini, agent="crashes_on_refunds"))  # type: ignore[arg-type]
     assert summary.axes.axes == {"tool": 0.0, "answer": 2 / 3}
+
+
+def test_partial_credit_best_and_worst_of_k() -> None:
+    from datetime import UTC, datetime
+
+    from bench.core.trace import Trace
+    from bench.records import AttemptRecord
+    from bench.reports import fold_task
+
+    when = datetime(2026, 12, 2, tzinfo=UTC)
+    records = [
+        AttemptRecord(
+            run_id="r",
+            config_fingerprint="f",
+            task_id="t",
+            task_fingerprint="x",
+            family="grounded-qa",
+            split="public",
+            repeat=i,
+            outcome="scored",
+            value=v,
+            passed=v == 1.0,
+            started_at=when,
+            finished_at=when,
+            trace=Trace(),
+        )
+        for i, v in enumerate([0.2, 0.9, 0.5, 0.5, 1.0])
+    ]
+    score = fold_task("t", "grounded-qa", records)
+    assert round(score.best_of_k["3"], 4) == 0.92  # STATISTICS.md (e)
+    assert round(score.worst_of_k["3"], 4) == 0.32
+    assert score.pass_at_k["1"] == 0.2 and score.pass_hat_k["5"] == 0.0
+    assert score.value == pytest.approx(0.62)

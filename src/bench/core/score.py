@@ -102,6 +102,12 @@ class TaskScore(Strict):
     pass_hat_k: dict[str, float] = Field(
         default_factory=dict, description="k → pass^k (every one of k repeats passes)"
     )
+    best_of_k: dict[str, float] = Field(
+        default_factory=dict, description="k → E[max of k repeat scores] (partial-credit pass@k)"
+    )
+    worst_of_k: dict[str, float] = Field(
+        default_factory=dict, description="k → E[min of k repeat scores] (partial-credit pass^k)"
+    )
     safety_violations: int = Field(0, ge=0, description="attempts with a safety violation")
 
     @model_validator(mode="after")

@@ -66,7 +66,13 @@ class RunSummary:
 
 
 def fold_task(task_id: str, family: str, records: list[AttemptRecord]) -> TaskScore:
-    from bench.stats import pairwise_disagreement, pass_at_k, pass_hat_k
+    from bench.stats import (
+        expected_max_of_k,
+        expected_min_of_k,
+        pairwise_disagreement,
+        pass_at_k,
+        pass_hat_k,
+    )
 
     counted = [r for r in records if r.outcome in COUNTED]
     values = [r.value if r.value is not None else 0.0 for r in counted]
@@ -76,6 +82,8 @@ def fold_task(task_id: str, family: str, records: list[AttemptRecord]) -> TaskSc
     return TaskScore(
         pass_at_k={str(k): pass_at_k(n, c, k) for k in ks},
         pass_hat_k={str(k): pass_hat_k(n, c, k) for k in ks},
+        best_of_k={str(k): expected_max_of_k(values, k) for k in ks},
+        worst_of_k={str(k): expected_min_of_k(values, k) for k in ks},
         safety_violations=sum(1 for r in records if r.safety_violations),
         judge_trusted=not any(v.untrusted_judge for r in records for v in r.verdicts),
         task_id=task_id,
