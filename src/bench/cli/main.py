@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("bench.cli.schema_cmd", "schema"),
     "judge": ("bench.cli.judge_cmd", "judge"),
     "rescore": ("bench.cli.rescore_cmd", "rescore"),
+    "probe": ("bench.cli.probe_cmd", "probe"),
+    "mock-server": ("bench.cli.mock_cmd", "mock_server"),
 }
 
 SHORT_HELP: dict[str, str] = {
@@ -30,6 +32,8 @@ SHORT_HELP: dict[str, str] = {
     "schema": "Print, write or check the JSON Schemas of the on-disk formats.",
     "judge": "Calibrate an LLM judge against hand labels; show what is on file.",
     "rescore": "Re-score a run from its traces with today's scorers (writes nothing).",
+    "probe": "Check an endpoint is reachable and name its engine from what it declares.",
+    "mock-server": "Serve the mock OpenAI-compatible / Anthropic endpoint on loopback.",
 }
 
 

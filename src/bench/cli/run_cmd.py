@@ -71,6 +71,17 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
     type=click.Path(path_type=Path, dir_okay=False),
     help="Judge verdict cache (default: <runs-dir>/judge-cache.sqlite3).",
 )
+@click.option("--provider", help="Named provider: BENCH_<NAME>_BASE_URL/_API_KEY/_MODEL.")
+@click.option("--base-url", help="Override the target file's base URL (HTTP kinds).")
+@click.option("--model", help="Override the target file's model (changes the fingerprint).")
+@click.option("--api-key-env", help="Name of the environment variable holding the API key.")
+@click.option(
+    "--env-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=Path(".env"),
+    show_default=True,
+    help="A .env file read for provider settings (ignored when absent).",
+)
 @runs_dir_option
 def run(
     tasks_path: Path,
@@ -87,6 +98,11 @@ def run(
     progress: str,
     judge_file: Path | None,
     judge_cache: Path | None,
+    provider: str | None,
+    base_url: str | None,
+    model: str | None,
+    api_key_env: str | None,
+    env_file: Path,
     runs_dir: Path,
     **budgets: float | None,
 ) -> None:
@@ -121,6 +137,18 @@ def run(
         runs_dir=runs_dir,
         judge_file=judge_file,
         judge_cache=judge_cache,
+        target_overrides={
+            key: value
+            for key, value in {
+                "provider": provider,
+                "base_url": base_url,
+                "model": model,
+                "api_key_env": api_key_env,
+            }.items()
+            if value is not None
+        }
+        or None,
+        dotenv=env_file if env_file.is_file() else None,
     )
     mode = progress
     if mode == "auto":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,8 @@ class RunRequest:
     runs_dir: Path = Path("runs")
     judge_file: Path | None = None
     judge_cache: Path | None = None
+    target_overrides: Mapping[str, str | None] | None = None
+    dotenv: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -74,9 +77,14 @@ def _target(request: RunRequest, store: RunStore) -> tuple[Target, str]:
         raise UsageError("give exactly one of --target FILE or --replay RUN")
     if request.target_file is not None:
         spec = read_target_spec(request.target_file)
-        return build_target(spec, request.target_file.parent, request.target_file), str(
-            request.target_file
+        built = build_target(
+            spec,
+            request.target_file.parent,
+            request.target_file,
+            dotenv=request.dotenv,
+            overrides=request.target_overrides,
         )
+        return built, str(request.target_file)
     original = store.resolve(request.replay or "")
     recorded = dict(original.config().target)
     recorded.update({"kind": "cassette", "callable": None, "cassette": str(original.path)})
@@ -119,7 +127,7 @@ def prepare(
         display_name=spec.display_name,
         target_kind=spec.kind,
         target_file=target_file,
-        target=spec.model_dump(mode="json"),
+        target=spec.recorded(),  # no key; the base URL cut to scheme://host plus an endpoint id
         comparable=spec.comparable(),
         task_set=TaskSetRef(
             path=str(request.tasks),

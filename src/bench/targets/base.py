@@ -8,8 +8,9 @@ request/response pair that a cassette can record and replay, whatever the entran
 from __future__ import annotations
 
 from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.ids import ID_PATTERN
@@ -55,11 +56,40 @@ class Pricing(Strict):
         ) / 1_000_000
 
 
-TargetKind = Literal["scripted", "cassette"]
+TargetKind = Literal["scripted", "cassette", "openai", "anthropic"]
+HTTP_KINDS: tuple[TargetKind, ...] = ("openai", "anthropic")
+
+ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+class Timeouts(Strict):
+    """How long an HTTP target waits. httpx's read timeout is per chunk, so a server dripping
+    one byte a second never trips it: ``request_s`` bounds one HTTP attempt as a whole and
+    ``deadline_s`` bounds the request with all its retries and back-off."""
+
+    connect_s: float = Field(10.0, gt=0, description="opening the connection")
+    read_s: float = Field(60.0, gt=0, description="between two chunks of the response")
+    request_s: float = Field(120.0, gt=0, description="one HTTP attempt, headers to last byte")
+    deadline_s: float = Field(300.0, gt=0, description="one model call, every retry included")
+
+
+class RetrySettings(Strict):
+    """Capped exponential back-off with full jitter: before retry *n* (1-based) the target waits
+    ``uniform(0, min(cap_s, base_s * 2**(n-1)))``, or what ``Retry-After`` says."""
+
+    max_attempts: int = Field(5, ge=1, le=50, description="HTTP attempts per model call")
+    base_s: float = Field(0.5, ge=0)
+    cap_s: float = Field(20.0, ge=0)
+    seed: int | None = Field(None, description="seed of the jitter; None draws one")
 
 
 class TargetSpec(Strict):
-    """A target file: who the entrant is and how to reach it."""
+    """A target file: who the entrant is and how to reach it.
+
+    An HTTP target's API key is never a field: the file names the environment variable that
+    holds it (``api_key_env``) and ``resolve_spec`` attaches the value as a private attribute,
+    which no dump, record or repr contains.
+    """
 
     format_version: Literal[1] = FORMAT_VERSION
     kind: TargetKind
@@ -78,6 +108,59 @@ class TargetSpec(Strict):
     params: dict[str, Any] = Field(default_factory=dict)
     system_prompt: str | None = None
     tool_choice: Literal["auto", "required", "none"] = "auto"
+    provider: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9_]+$",
+        max_length=40,
+        description="openai/anthropic: read BENCH_<PROVIDER>_BASE_URL, _API_KEY and _MODEL "
+        "from the environment or .env",
+    )
+    base_url: str | None = Field(
+        None,
+        repr=False,  # a URL can carry a token; reprs end up in logs
+        description="openai: the API root the paths hang off (…/v1); anthropic: the host root "
+        "(https://api.anthropic.com)",
+    )
+    api_key_env: str | None = Field(
+        None,
+        pattern=ENV_NAME_PATTERN,
+        description="the NAME of the environment variable that holds the API key",
+    )
+    endpoint_id: str | None = Field(
+        None,
+        pattern=r"^[0-9a-f]{12}$",
+        description="written by the harness in a recorded target: sha256 of the full base URL",
+    )
+    stream: bool = Field(False, description="openai/anthropic: ask for server-sent events")
+    max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = Field(
+        "max_tokens", description="openai: the name the endpoint wants for the token cap"
+    )
+    anthropic_version: str = Field("2023-06-01", min_length=1)
+    timeouts: Timeouts = Field(default_factory=Timeouts)
+    retry: RetrySettings = Field(default_factory=RetrySettings)
+
+    _api_key: str | None = PrivateAttr(None)
+
+    def api_key(self) -> str | None:
+        """The resolved secret, if any; it lives only in memory."""
+        return self._api_key
+
+    def with_api_key(self, key: str | None) -> TargetSpec:
+        copy = self.model_copy()
+        copy._api_key = key or None
+        return copy
+
+    def recorded(self) -> dict[str, Any]:
+        """What a run stores instead of ``model_dump``: no API key (it is never a field), and
+        the base URL cut to ``scheme://host[:port]`` — a path or query can carry a token —
+        with ``endpoint_id`` (12 hex of the sha256 of the full URL) to tell endpoints apart."""
+        data = self.model_dump(mode="json")
+        if self.base_url is not None:
+            redacted = redact_url(self.base_url)
+            already = self.endpoint_id is not None and redacted == self.base_url
+            data["base_url"] = redacted
+            data["endpoint_id"] = self.endpoint_id if already else endpoint_id(self.base_url)
+        return data
 
     def comparable(self) -> dict[str, Any]:
         """The parts of the target that decide whether two runs are comparable."""
@@ -88,6 +171,25 @@ class TargetSpec(Strict):
             "system_prompt": self.system_prompt,
             "tool_choice": self.tool_choice,
         }
+
+
+def redact_url(url: str) -> str:
+    """``scheme://host[:port]``: no user, password, path, query or fragment."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = f"{host}:{port}" if port is not None else host
+    return f"{parts.scheme}://{netloc}" if parts.scheme else netloc
+
+
+def endpoint_id(url: str) -> str:
+    """An opaque id of the full base URL (trailing slashes ignored): 12 hex of its sha256."""
+    return sha256_hex(url.strip().rstrip("/").encode("utf-8"))[:12]
 
 
 class Target(Protocol):
@@ -101,4 +203,16 @@ class Target(Protocol):
     async def aclose(self) -> None: ...
 
 
-__all__ = ["ModelRequest", "ModelResponse", "Pricing", "Target", "TargetKind", "TargetSpec"]
+__all__ = [
+    "HTTP_KINDS",
+    "ModelRequest",
+    "ModelResponse",
+    "Pricing",
+    "RetrySettings",
+    "Target",
+    "TargetKind",
+    "TargetSpec",
+    "Timeouts",
+    "endpoint_id",
+    "redact_url",
+]

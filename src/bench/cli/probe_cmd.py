@@ -1,0 +1,96 @@
+"""``bench probe``: is an inference server there, and what does it declare itself to be."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import click
+
+from .common import CONTEXT, format_option
+
+
+@click.command(context_settings=CONTEXT)
+@click.option(
+    "--base-url",
+    metavar="URL",
+    help="The server to probe (its root or its /v1). Without it, scan the usual local ports.",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="The host to scan when no --base-url is given.",
+)
+@click.option(
+    "--port",
+    "ports",
+    type=click.IntRange(1, 65535),
+    multiple=True,
+    help="Scan this port instead of the usual ones (repeatable).",
+)
+@click.option(
+    "--api-key-env",
+    metavar="NAME",
+    help="Send the key held by this environment variable (for servers that want one).",
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=0.05),
+    default=None,
+    help="Seconds per request [default: 3 for --base-url, 0.5 when scanning].",
+)
+@format_option
+def probe(
+    base_url: str | None,
+    host: str,
+    ports: tuple[int, ...],
+    api_key_env: str | None,
+    timeout_s: float | None,
+    fmt: str,
+) -> None:
+    """Check that an inference server answers (/v1/models, /health) and name its engine from
+    what it declares (Server header, model owned_by, /health, /info, /props, /metrics names) —
+    never from its port; a server that declares nothing is 'unknown'. Without --base-url, scan
+    the usual local ports (vLLM 8000, llama.cpp/TGI 8080, SGLang 30000, Ollama 11434, LiteLLM
+    4000, TGI 3000, LM Studio 1234, TabbyAPI 5000) with short timeouts."""
+    import asyncio
+
+    from bench.core.errors import EntrantError, UsageError
+    from bench.targets.probe import DEFAULT_PORTS, scan
+    from bench.targets.probe import probe as probe_one
+
+    key = None
+    if api_key_env:
+        key = os.environ.get(api_key_env)
+        if not key:
+            raise UsageError(f"the environment variable {api_key_env} is not set")
+    if base_url is not None:
+        if ports:
+            raise UsageError("give --base-url or --port, not both")
+        if not base_url.startswith(("http://", "https://")):
+            raise UsageError("--base-url must start with http:// or https://")
+        reports = [asyncio.run(probe_one(base_url, api_key=key, timeout_s=timeout_s or 3.0))]
+        where = reports[0].url
+    else:
+        chosen = ports or DEFAULT_PORTS
+        reports = asyncio.run(scan(host, chosen, timeout_s=timeout_s or 0.5, api_key=key))
+        where = f"{host} ports {', '.join(str(p) for p in chosen)}"
+    found = [report for report in reports if report.reachable]
+    if fmt == "json":
+        shown = reports if base_url is not None else found
+        click.echo(json.dumps([r.model_dump(mode="json") for r in shown], indent=2))
+    else:
+        for report in found:
+            click.echo(f"{report.url}  reachable  engine: {report.engine}")
+            if report.models:
+                click.echo(f"  models: {', '.join(report.models)}")
+            if report.needs_key:
+                click.echo("  /v1/models wants an API key (--api-key-env)")
+            for line in report.evidence:
+                click.echo(f"  declared: {line}")
+            if not report.evidence:
+                click.echo("  declared: nothing (engine unknown)")
+    if not found:
+        raise EntrantError(f"nothing answered at {where}", code="ENDPOINT_UNREACHABLE")

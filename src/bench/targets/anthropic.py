@@ -1,0 +1,300 @@
+"""``anthropic``: the Anthropic Messages API, ``POST {base_url}/v1/messages``, over httpx.
+
+The same loop as ``openai``, in Messages terms: system messages go to the top-level ``system``;
+assistant tool calls are ``tool_use`` blocks; tool results are ``tool_result`` blocks in the
+next user message (consecutive ones merged); tools are ``{name, description, input_schema}``.
+``tool_choice`` maps ``required`` → ``{type: any}`` and ``none`` → ``{type: none}``.
+``max_tokens`` is required by the API: the target's ``params.max_tokens``, else 4096.
+
+Usage: ``prompt_tokens`` = ``input_tokens`` + ``cache_read_input_tokens`` +
+``cache_creation_input_tokens`` (the API counts the three apart), ``cached_tokens`` = the cache
+reads. Thinking blocks stay in ``raw``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bench.core.errors import EntrantError
+from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
+
+from .base import ModelRequest, ModelResponse, TargetSpec
+from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object
+from .openai import EMPTY_PARAMETERS, tool_arguments
+
+PATH = "/v1/messages"
+DEFAULT_MAX_TOKENS = 4096
+TOOL_CHOICE = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}
+
+
+def wire_messages(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+    """``(system, messages)``: system text apart, blocks merged into alternating turns."""
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+
+    def push(role: str, blocks: list[dict[str, Any]]) -> None:
+        if not blocks:
+            return
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+
+    for message in messages:
+        if message.role == "system":
+            if message.content:
+                system.append(message.content)
+        elif message.role == "user":
+            text = [{"type": "text", "text": message.content}] if message.content else []
+            push("user", text)
+        elif message.role == "assistant":
+            blocks: list[dict[str, Any]] = []
+            if message.content.strip():
+                blocks.append({"type": "text", "text": message.content})
+            blocks += [
+                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+                for call in message.tool_calls
+            ]
+            push("assistant", blocks)
+        else:
+            push(
+                "user",
+                [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": message.tool_call_id or "",
+                        "content": message.content,
+                    }
+                ],
+            )
+    return ("\n\n".join(system) if system else None), out
+
+
+def wire_tools(tools: list[ToolDef]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": tool.name,
+            "description": tool.description,
+            "input_schema": tool.parameters or EMPTY_PARAMETERS,
+        }
+        for tool in tools
+    ]
+
+
+def request_body(request: ModelRequest, spec: TargetSpec) -> dict[str, Any]:
+    params = dict(request.params)
+    params.pop("max_completion_tokens", None)
+    choice = params.pop("tool_choice", None)
+    system, messages = wire_messages(request.messages)
+    body: dict[str, Any] = {
+        **params,
+        "model": request.model,
+        "max_tokens": params.get("max_tokens", DEFAULT_MAX_TOKENS),
+        "messages": messages,
+    }
+    if system is not None:
+        body["system"] = system
+    if request.tools:
+        body["tools"] = wire_tools(request.tools)
+        if isinstance(choice, str) and choice in TOOL_CHOICE:
+            body["tool_choice"] = TOOL_CHOICE[choice]
+        elif isinstance(choice, dict):
+            body["tool_choice"] = choice
+    if spec.stream:
+        body["stream"] = True
+    else:
+        body.pop("stream", None)
+    return body
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def parse_usage(usage: Any) -> Usage | None:
+    if not isinstance(usage, dict) or not ({"input_tokens", "output_tokens"} & usage.keys()):
+        return None
+    cached = _count(usage.get("cache_read_input_tokens"))
+    prompt = (
+        _count(usage.get("input_tokens"))
+        + cached
+        + _count(usage.get("cache_creation_input_tokens"))
+    )
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=_count(usage.get("output_tokens")),
+        cached_tokens=cached,
+    )
+
+
+def parse_message(data: dict[str, Any]) -> ModelResponse:
+    """A Messages API ``message`` body (streamed ones are assembled into one first)."""
+    if data.get("type") == "error":
+        error = data.get("error")
+        said = error.get("message") if isinstance(error, dict) else error
+        raise EntrantError(f"the body is an error: {said}", code="ENDPOINT_BAD_RESPONSE")
+    blocks = data.get("content")
+    if not isinstance(blocks, list):
+        raise EntrantError("the message has no content list", code="ENDPOINT_BAD_RESPONSE")
+    texts: list[str] = []
+    calls: list[ToolCallRequest] = []
+    for index, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif block.get("type") == "tool_use":
+            if "input_json" in block:
+                arguments, problem = tool_arguments(block["input_json"])
+            else:
+                arguments, problem = tool_arguments(block.get("input"))
+            name = block.get("name") if isinstance(block.get("name"), str) else ""
+            if not name:
+                problem = "the tool call names no function"
+            call_id = block.get("id") if isinstance(block.get("id"), str) else ""
+            calls.append(
+                ToolCallRequest(
+                    id=call_id or f"toolu_{index}",
+                    name=name,
+                    arguments=arguments,
+                    arguments_error=problem,
+                )
+            )
+    content = "\n".join(text for text in texts if text)
+    if not content.strip() and not calls:
+        raise EntrantError(
+            "the endpoint answered with neither content nor tool calls "
+            f"(stop_reason {data.get('stop_reason')!r})",
+            code="ENTRANT_EMPTY_RESPONSE",
+        )
+    return ModelResponse(content=content, tool_calls=calls, usage=parse_usage(data.get("usage")))
+
+
+class MessageStream:
+    """Assembles Messages API events into one ``message`` body."""
+
+    def done(self, event: SseEvent) -> bool:
+        return isinstance(event.data, dict) and event.data.get("type") == "message_stop"
+
+    def assemble(self, events: list[SseEvent]) -> dict[str, Any]:
+        message: dict[str, Any] = {}
+        usage: dict[str, Any] = {}
+        blocks: dict[int, dict[str, Any]] = {}
+        partial: dict[int, list[str]] = {}
+        stop_reason: Any = None
+        finished = False
+        for event in events:
+            data = event.data
+            if not isinstance(data, dict):
+                raise AttemptFailed(
+                    Failure(
+                        code="ENDPOINT_BAD_JSON",
+                        message="a stream event is not a JSON object",
+                        retryable=True,
+                    )
+                )
+            kind = data.get("type", event.event)
+            if kind == "error":
+                error = data.get("error")
+                said = error.get("message") if isinstance(error, dict) else error
+                raise AttemptFailed(
+                    Failure(
+                        code="ENDPOINT_STREAM_ERROR",
+                        message=f"the stream reported an error: {said}",
+                        retryable=True,
+                    )
+                )
+            if kind == "message_start" and isinstance(data.get("message"), dict):
+                message = dict(data["message"])
+                if isinstance(message.get("usage"), dict):
+                    usage.update(message["usage"])
+            elif kind == "content_block_start" and isinstance(data.get("content_block"), dict):
+                index = data.get("index", len(blocks))
+                blocks[index] = dict(data["content_block"])
+            elif kind == "content_block_delta" and isinstance(data.get("delta"), dict):
+                self._delta(blocks, partial, data.get("index", 0), data["delta"])
+            elif kind == "message_delta":
+                delta = as_object(data.get("delta"))
+                stop_reason = delta.get("stop_reason", stop_reason)
+                if isinstance(data.get("usage"), dict):
+                    usage.update(data["usage"])
+            elif kind == "message_stop":
+                finished = True
+        if not finished:
+            raise AttemptFailed(
+                Failure(
+                    code="ENDPOINT_BAD_JSON",
+                    message="the stream ended before message_stop",
+                    retryable=True,
+                )
+            )
+        for index, pieces in partial.items():
+            block = blocks.get(index)
+            if block is None:
+                continue
+            text = "".join(pieces)
+            arguments, problem = tool_arguments(text)
+            if problem is None:
+                block["input"] = arguments
+            else:
+                block.pop("input", None)
+                block["input_json"] = text
+        message.update(
+            {
+                "content": [blocks[index] for index in sorted(blocks)],
+                "stop_reason": stop_reason,
+                "usage": usage,
+            }
+        )
+        return message
+
+    @staticmethod
+    def _delta(
+        blocks: dict[int, dict[str, Any]],
+        partial: dict[int, list[str]],
+        index: Any,
+        delta: dict[str, Any],
+    ) -> None:
+        if not isinstance(index, int):
+            return
+        block = blocks.setdefault(index, {"type": "text", "text": ""})
+        kind = delta.get("type")
+        if kind == "text_delta" and isinstance(delta.get("text"), str):
+            block["text"] = str(block.get("text", "")) + delta["text"]
+        elif kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
+            partial.setdefault(index, []).append(delta["partial_json"])
+        elif kind == "thinking_delta" and isinstance(delta.get("thinking"), str):
+            block["thinking"] = str(block.get("thinking", "")) + delta["thinking"]
+        elif kind == "signature_delta" and isinstance(delta.get("signature"), str):
+            block["signature"] = delta["signature"]
+
+
+class AnthropicTarget:
+    def __init__(self, spec: TargetSpec, *, rng: random.Random | None = None) -> None:
+        self.spec = spec
+        headers = {"anthropic-version": spec.anthropic_version}
+        key = spec.api_key()
+        if key:
+            headers["x-api-key"] = key
+        self.http = HttpEndpoint(spec, headers, rng=rng)
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        body = request_body(request, self.spec)
+        reply = await self.http.post(PATH, body, MessageStream() if self.spec.stream else None)
+        response = parse_message(reply.body)
+        return response.model_copy(update={"raw": reply.raw(PATH, body)})
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+
+__all__ = [
+    "AnthropicTarget",
+    "MessageStream",
+    "parse_message",
+    "parse_usage",
+    "request_body",
+    "wire_messages",
+    "wire_tools",
+]

@@ -1,0 +1,566 @@
+"""One model call over HTTP: retries, back-off, deadlines, and what gets recorded.
+
+What is retried: HTTP 408, 429 and 5xx, timeouts, connection errors (refused, reset, dropped
+mid-body), a body that is not complete JSON, and a stream that ends early or reports an error.
+Everything else fails at once: 400/401/403/404/422 and any other 4xx, a redirect, a body of
+the wrong shape.
+
+Waiting: before retry *n* the target waits ``uniform(0, min(cap, base * 2**(n-1)))`` (full
+jitter, from a seeded ``random.Random``), or what ``Retry-After`` asks (seconds or an HTTP date)
+plus a little jitter. After a 429 every concurrent request of the same target waits out the
+same pause before its next attempt. Each HTTP attempt is bounded as a whole
+(``timeouts.request_s``, not only per chunk as httpx's read timeout is), and the whole call with
+every retry by ``timeouts.deadline_s``; a wait that would pass the deadline is not started.
+
+Nothing sent in headers (the API key) is recorded; the key is scrubbed from anything the
+server sends back before it reaches a trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, Protocol, TypeVar
+from urllib.parse import urlsplit
+
+import httpx
+
+from bench import __version__
+from bench.core.errors import EntrantError
+
+from .base import RetrySettings, TargetSpec
+
+MAX_BODY_BYTES = 16 * 1024 * 1024
+MAX_ERROR_BYTES = 64 * 1024
+DEADLINE_GRACE_S = 1.0
+RECORDED_HEADERS = ("server", "x-request-id", "request-id")
+REDACTED = "[redacted]"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why one HTTP attempt failed, and whether another attempt may help."""
+
+    code: str
+    message: str
+    retryable: bool
+    status: int | None = None
+    retry_after: float | None = None
+
+
+class AttemptFailed(Exception):
+    def __init__(self, failure: Failure) -> None:
+        self.failure = failure
+        super().__init__(failure.message)
+
+
+@dataclass(frozen=True)
+class SseEvent:
+    event: str | None
+    data: Any  # parsed JSON, or the text when it is not JSON (e.g. "[DONE]")
+
+    def wire(self) -> dict[str, Any]:
+        return (
+            {"data": self.data} if self.event is None else {"event": self.event, "data": self.data}
+        )
+
+
+class StreamFormat(Protocol):
+    """How one API's server-sent events end and assemble into a whole response body."""
+
+    def done(self, event: SseEvent) -> bool: ...
+
+    def assemble(self, events: list[SseEvent]) -> dict[str, Any]: ...
+
+
+@dataclass
+class Reply:
+    """A successful exchange: the (assembled) body and everything worth recording."""
+
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str]
+    events: list[SseEvent] | None = None
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+
+    def raw(self, path: str, request: dict[str, Any]) -> dict[str, Any]:
+        raw: dict[str, Any] = {
+            "path": path,
+            "request": request,
+            "status": self.status,
+            "headers": self.headers,
+            "response": self.body,
+            "attempts": self.attempts,
+        }
+        if self.events is not None:
+            raw["events"] = [event.wire() for event in self.events]
+        return raw
+
+
+def backoff_delay(retry_number: int, settings: RetrySettings, rng: random.Random) -> float:
+    """Full jitter: uniform between 0 and the capped exponential step (1-based ``retry_number``)."""
+    ceiling = min(settings.cap_s, settings.base_s * (2 ** max(retry_number - 1, 0)))
+    return rng.uniform(0.0, ceiling)
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """``Retry-After`` as seconds from now: a number of seconds or an HTTP date; None if absent
+    or unreadable. A date in the past is 0."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return None
+    return max(0.0, seconds)
+
+
+def as_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+T = TypeVar("T")
+
+
+@asynccontextmanager
+async def closing(iterator: AsyncIterator[T]) -> AsyncGenerator[AsyncIterator[T], None]:
+    """Close an async iterator (httpx's body iterators) even when the loop over it breaks."""
+    try:
+        yield iterator
+    finally:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads_strict(data: str | bytes) -> Any:
+    """JSON without NaN or Infinity (a trace must stay valid JSON)."""
+    return json.loads(data, parse_constant=_reject_constant)
+
+
+def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
+    """Every occurrence of a secret in every string of a JSON value, replaced."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(item, secrets) for item in value]
+    return value
+
+
+def _error_text(body: bytes) -> str:
+    """The server's own words about an error, short: ``error.message`` or the text."""
+    text = body.decode("utf-8", errors="replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error", data)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            text = error["message"]
+        elif isinstance(error, str):
+            text = error
+        elif isinstance(data.get("message"), str):
+            text = data["message"]
+    text = " ".join(text.split())
+    return text[:300] + ("…" if len(text) > 300 else "")
+
+
+def classify_status(status: int, headers: Mapping[str, str], body: bytes) -> Failure:
+    detail = _error_text(body)
+    message = f"HTTP {status}" + (f": {detail}" if detail else "")
+    retry_after = parse_retry_after(headers.get("retry-after"))
+    if status in (408, 429) or status >= 500:
+        if status == 408:
+            code = "ENDPOINT_TIMEOUT"
+        elif status == 429:
+            code = "ENDPOINT_RATE_LIMITED"
+        else:
+            code = "ENDPOINT_SERVER_ERROR"
+        return Failure(
+            code=code, message=message, retryable=True, status=status, retry_after=retry_after
+        )
+    if status in (401, 403):
+        return Failure(code="ENDPOINT_AUTH", message=message, retryable=False, status=status)
+    if 400 <= status < 500:
+        return Failure(code="ENDPOINT_REJECTED", message=message, retryable=False, status=status)
+    return Failure(
+        code="ENDPOINT_BAD_RESPONSE",
+        message=f"unexpected {message} (redirects are not followed)",
+        retryable=False,
+        status=status,
+    )
+
+
+def _transport_failure(exc: httpx.HTTPError) -> Failure:
+    kind = type(exc).__name__
+    text = str(exc) or kind
+    if isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
+        return Failure(
+            code="ENDPOINT_UNREACHABLE", message=f"cannot connect ({kind}: {text})", retryable=True
+        )
+    if isinstance(exc, httpx.TimeoutException):
+        return Failure(code="ENDPOINT_TIMEOUT", message=f"timed out ({kind})", retryable=True)
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return Failure(
+            code="ENDPOINT_UNREACHABLE", message=f"cannot connect ({kind}: {text})", retryable=False
+        )
+    if isinstance(exc, httpx.DecodingError):
+        return Failure(
+            code="ENDPOINT_BAD_JSON",
+            message=f"the body could not be decoded ({text})",
+            retryable=True,
+        )
+    return Failure(
+        code="ENDPOINT_DISCONNECTED",
+        message=f"the connection dropped ({kind}: {text})",
+        retryable=True,
+    )
+
+
+class SseParser:
+    """Server-sent events, line by line: ``event:`` and ``data:`` fields; a blank line ends
+    an event; ``:`` lines are comments."""
+
+    def __init__(self) -> None:
+        self._name: str | None = None
+        self._data: list[str] = []
+
+    def feed(self, line: str) -> SseEvent | None:
+        if not line.strip():
+            return self.finish()
+        if line.startswith(":"):
+            return None
+        key, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if key == "event":
+            self._name = value.strip() or None
+        elif key == "data":
+            self._data.append(value)
+        return None
+
+    def finish(self) -> SseEvent | None:
+        name, data = self._name, self._data
+        self._name, self._data = None, []
+        return _event(name, data) if data else None
+
+
+def _event(name: str | None, data: list[str]) -> SseEvent:
+    text = "\n".join(data)
+    try:
+        parsed: Any = loads_strict(text)
+    except ValueError:
+        if text.strip() == "[DONE]":
+            return SseEvent(name, "[DONE]")
+        raise AttemptFailed(
+            Failure(
+                code="ENDPOINT_BAD_JSON",
+                message=f"a stream event is not JSON: {text[:120]!r}",
+                retryable=True,
+            )
+        ) from None
+    return SseEvent(name, parsed)
+
+
+def _is_loopback(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+class HttpEndpoint:
+    """One per target: a lazily made httpx client, the shared pause after a 429, the retry loop.
+
+    Safe to share between the concurrent attempts of a run (one event loop)."""
+
+    def __init__(
+        self, spec: TargetSpec, headers: Mapping[str, str], *, rng: random.Random | None = None
+    ) -> None:
+        if spec.base_url is None:
+            raise ValueError("an HTTP target needs a base URL")
+        self.spec = spec
+        self.base_url = spec.base_url.rstrip("/")
+        self._headers = {
+            "content-type": "application/json",
+            "user-agent": f"bench-suite/{__version__}",
+            **headers,
+        }
+        key = spec.api_key()
+        self.secrets: tuple[str, ...] = (key,) if key and len(key) >= 6 else ()
+        self._rng = rng if rng is not None else random.Random(spec.retry.seed)
+        self._client: httpx.AsyncClient | None = None
+        self._paused_until = 0.0
+        self.requests_sent = 0
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            t = self.spec.timeouts
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(
+                    connect=t.connect_s, read=t.read_s, write=t.read_s, pool=t.connect_s
+                ),
+                follow_redirects=False,
+                trust_env=not _is_loopback(self.base_url),
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    async def post(self, path: str, body: dict[str, Any], stream: StreamFormat | None) -> Reply:
+        """Send ``body`` to ``base_url + path``, retrying as the module says; raise
+        ``EntrantError`` with the last failure's code when no attempt succeeded."""
+        payload = json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        started = time.monotonic()
+        deadline = started + self.spec.timeouts.deadline_s
+        log: list[dict[str, Any]] = []
+        try:
+            async with asyncio.timeout(self.spec.timeouts.deadline_s + DEADLINE_GRACE_S):
+                reply = await self._retry(self.base_url + path, payload, stream, deadline, log)
+        except EntrantError:
+            raise
+        except TimeoutError:
+            failure = Failure(
+                code="ENDPOINT_TIMEOUT",
+                message=f"no response within the {self.spec.timeouts.deadline_s:g}s deadline",
+                retryable=True,
+            )
+            raise self._give_up(failure, log, started, None) from None
+        except Exception as exc:  # anything unforeseen is still the entrant's, and still scrubbed
+            raise EntrantError(
+                scrub(f"{type(exc).__name__}: {exc}", self.secrets), code="ENTRANT_ERROR"
+            ) from None
+        reply.attempts = log
+        reply.body = scrub(reply.body, self.secrets)
+        if reply.events is not None:
+            reply.events = [SseEvent(e.event, scrub(e.data, self.secrets)) for e in reply.events]
+        return reply
+
+    async def _retry(
+        self,
+        url: str,
+        payload: bytes,
+        stream: StreamFormat | None,
+        deadline: float,
+        log: list[dict[str, Any]],
+    ) -> Reply:
+        settings = self.spec.retry
+        started = time.monotonic()
+        last: Failure | None = None
+        note: str | None = None
+        for number in range(1, settings.max_attempts + 1):
+            pause = self._paused_until - time.monotonic()
+            if pause > 0:
+                if time.monotonic() + pause >= deadline:
+                    note = f"the shared {pause:.1f}s pause after a 429 would pass the deadline"
+                    break
+                await asyncio.sleep(pause)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                note = "the deadline passed"
+                break
+            budget = min(self.spec.timeouts.request_s, remaining)
+            began = time.monotonic()
+            try:
+                async with asyncio.timeout(budget):
+                    return await self._attempt(url, payload, stream)
+            except TimeoutError:
+                failure = Failure(
+                    code="ENDPOINT_TIMEOUT",
+                    message=f"no complete response within {budget:.3g}s",
+                    retryable=True,
+                )
+            except AttemptFailed as exc:
+                failure = exc.failure
+            except httpx.HTTPError as exc:
+                failure = _transport_failure(exc)
+            entry: dict[str, Any] = {
+                "attempt": number,
+                "code": failure.code,
+                "error": scrub(failure.message, self.secrets),
+                "elapsed_s": round(time.monotonic() - began, 3),
+            }
+            if failure.status is not None:
+                entry["status"] = failure.status
+            if failure.retry_after is not None:
+                entry["retry_after_s"] = round(failure.retry_after, 3)
+            log.append(entry)
+            last = failure
+            if not failure.retryable or number == settings.max_attempts:
+                break
+            if failure.retry_after is not None:
+                wait = failure.retry_after + self._rng.uniform(
+                    0.0, min(settings.base_s, settings.cap_s)
+                )
+            else:
+                wait = backoff_delay(number, settings, self._rng)
+            if failure.status == 429:
+                self._paused_until = max(self._paused_until, time.monotonic() + wait)
+            if time.monotonic() + wait >= deadline:
+                note = f"waiting {wait:.1f}s more would pass the deadline"
+                break
+            entry["wait_s"] = round(wait, 3)
+            await asyncio.sleep(wait)
+        if last is None:
+            last = Failure(
+                code="ENDPOINT_TIMEOUT",
+                message="no attempt could start before the deadline",
+                retryable=True,
+            )
+        raise self._give_up(last, log, started, note)
+
+    def _give_up(
+        self, failure: Failure, log: list[dict[str, Any]], started: float, note: str | None
+    ) -> EntrantError:
+        tries = len(log)
+        if not failure.retryable:
+            detail = f"{failure.message} (not retried)"
+        else:
+            detail = (
+                f"{failure.message} (gave up after {tries} attempt{'s' if tries != 1 else ''} "
+                f"in {time.monotonic() - started:.1f}s" + (f"; {note}" if note else "") + ")"
+            )
+        return EntrantError(scrub(detail, self.secrets), code=failure.code)
+
+    async def _attempt(self, url: str, payload: bytes, stream: StreamFormat | None) -> Reply:
+        headers = dict(self._headers)
+        headers["accept"] = "text/event-stream" if stream is not None else "application/json"
+        self.requests_sent += 1
+        async with self._http().stream("POST", url, content=payload, headers=headers) as response:
+            status = response.status_code
+            recorded = {
+                name: scrub(response.headers[name], self.secrets)
+                for name in RECORDED_HEADERS
+                if name in response.headers
+            }
+            if not 200 <= status < 300:
+                body = await _read_capped(response, MAX_ERROR_BYTES, truncate=True)
+                raise AttemptFailed(
+                    classify_status(status, response.headers, scrub_bytes(body, self.secrets))
+                )
+            content_type = response.headers.get("content-type", "")
+            if stream is not None and "text/event-stream" in content_type:
+                events = await _read_events(response, stream)
+                return Reply(status, stream.assemble(events), recorded, events)
+            raw = await _read_capped(response, MAX_BODY_BYTES)
+        try:
+            data = loads_strict(raw)
+        except ValueError as exc:
+            what = "empty" if not raw.strip() else f"not complete JSON ({exc})"
+            raise AttemptFailed(
+                Failure(
+                    code="ENDPOINT_BAD_JSON",
+                    message=f"HTTP {status} but the body is {what}",
+                    retryable=True,
+                )
+            ) from None
+        if not isinstance(data, dict):
+            raise AttemptFailed(
+                Failure(
+                    code="ENDPOINT_BAD_RESPONSE",
+                    message="the body is JSON but not an object",
+                    retryable=False,
+                )
+            )
+        return Reply(status, data, recorded)
+
+
+def scrub_bytes(body: bytes, secrets: tuple[str, ...]) -> bytes:
+    for secret in secrets:
+        body = body.replace(secret.encode("utf-8"), REDACTED.encode())
+    return body
+
+
+async def _read_capped(response: httpx.Response, cap: int, *, truncate: bool = False) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async with closing(response.aiter_bytes()) as body:
+        async for chunk in body:
+            if size + len(chunk) > cap:
+                if truncate:
+                    chunks.append(chunk[: cap - size])
+                    break
+                raise AttemptFailed(
+                    Failure(
+                        code="ENDPOINT_BAD_RESPONSE",
+                        message=f"the body is over {cap} bytes",
+                        retryable=False,
+                    )
+                )
+            size += len(chunk)
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _read_events(response: httpx.Response, stream: StreamFormat) -> list[SseEvent]:
+    """Events until the format's last one (or the end of the body)."""
+    parser = SseParser()
+    events: list[SseEvent] = []
+    size = 0
+    async with closing(response.aiter_lines()) as lines:
+        async for line in lines:
+            size += len(line) + 1
+            if size > MAX_BODY_BYTES:
+                raise AttemptFailed(
+                    Failure(
+                        code="ENDPOINT_BAD_RESPONSE",
+                        message=f"the stream is over {MAX_BODY_BYTES} bytes",
+                        retryable=False,
+                    )
+                )
+            event = parser.feed(line)
+            if event is not None:
+                events.append(event)
+                if stream.done(event):
+                    return events
+    last = parser.finish()
+    if last is not None:
+        events.append(last)
+    return events
+
+
+__all__ = [
+    "AttemptFailed",
+    "as_object",
+    "closing",
+    "Failure",
+    "HttpEndpoint",
+    "Reply",
+    "SseEvent",
+    "StreamFormat",
+    "backoff_delay",
+    "SseParser",
+    "classify_status",
+    "loads_strict",
+    "parse_retry_after",
+    "scrub",
+]

@@ -1,0 +1,333 @@
+"""``openai``: an OpenAI-compatible ``POST {base_url}/chat/completions`` endpoint, over httpx.
+
+One ``complete`` is one model call: the conversation so far (assistant ``tool_calls`` and
+``role: tool`` results included), the offered tools as function definitions, the sampling
+parameters (``tool_choice`` among them when the harness forces it). Streaming
+(``stream: true`` in the target file) asks for server-sent events with usage and assembles the
+content and tool-call deltas into the same body a non-streamed call returns, then both are read
+by one parser — so a trace does not depend on the transport.
+
+``ModelResponse.raw`` carries the exact request body, the (assembled) response body, the
+stream's events, the status and the failed attempts before it; never a request header.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from bench.core.errors import EntrantError
+from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
+
+from .base import ModelRequest, ModelResponse, TargetSpec
+from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object, loads_strict
+
+PATH = "/chat/completions"
+EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def tool_arguments(value: Any) -> tuple[dict[str, Any], str | None]:
+    """The model's tool arguments: a JSON object (as text or already parsed), else the reason
+    they are not one. An empty string is no arguments."""
+    if isinstance(value, dict):
+        return value, None
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return {}, None
+    if not isinstance(value, str):
+        return {}, f"the arguments are a JSON {type(value).__name__}, not an object"
+    try:
+        parsed = loads_strict(value)
+    except json.JSONDecodeError as exc:
+        snippet = value if len(value) <= 200 else value[:200] + "…"
+        return {}, f"{exc.msg} (line {exc.lineno} column {exc.colno}) in {snippet!r}"
+    except ValueError as exc:
+        return {}, str(exc)
+    if not isinstance(parsed, dict):
+        return {}, f"the arguments are a JSON {_json_type(parsed)}, not an object"
+    return parsed, None
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "null"
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _text(content: Any) -> str:
+    """``content`` as a string: a string, null, or a list of ``{type: text, text}`` parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "assistant":
+            item: dict[str, Any] = {"role": "assistant", "content": message.content}
+            if message.tool_calls:
+                item["content"] = message.content or None
+                item["tool_calls"] = [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {
+                            "name": call.name,
+                            "arguments": json.dumps(call.arguments, ensure_ascii=False),
+                        },
+                    }
+                    for call in message.tool_calls
+                ]
+            out.append(item)
+        elif message.role == "tool":
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": message.tool_call_id or "",
+                    "content": message.content,
+                }
+            )
+        else:
+            out.append({"role": message.role, "content": message.content})
+    return out
+
+
+def wire_tools(tools: list[ToolDef]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters or EMPTY_PARAMETERS,
+            },
+        }
+        for tool in tools
+    ]
+
+
+def request_body(request: ModelRequest, spec: TargetSpec) -> dict[str, Any]:
+    params = dict(request.params)
+    cap_names = ("max_tokens", "max_completion_tokens")
+    for name in cap_names:
+        if name in params and name != spec.max_tokens_param:
+            params[spec.max_tokens_param] = params.pop(name)
+    body: dict[str, Any] = {**params, "model": request.model}
+    body["messages"] = wire_messages(request.messages)
+    if request.tools:
+        body["tools"] = wire_tools(request.tools)
+    else:
+        body.pop("tool_choice", None)
+    if spec.stream:
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+    else:
+        body.pop("stream", None)
+        body.pop("stream_options", None)
+    return body
+
+
+def parse_usage(usage: Any) -> Usage | None:
+    if not isinstance(usage, dict) or not ({"prompt_tokens", "completion_tokens"} & usage.keys()):
+        return None
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    if cached is None:
+        cached = usage.get("prompt_cache_hit_tokens")  # DeepSeek's name for it
+    return Usage(
+        prompt_tokens=_count(usage.get("prompt_tokens")),
+        completion_tokens=_count(usage.get("completion_tokens")),
+        cached_tokens=_count(cached),
+    )
+
+
+def parse_completion(data: dict[str, Any]) -> ModelResponse:
+    """A ``chat.completion`` body (streamed ones are assembled into one first)."""
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        error = data.get("error")
+        said = f": {error.get('message')}" if isinstance(error, dict) else ""
+        raise EntrantError(f"the response has no choices{said}", code="ENDPOINT_BAD_RESPONSE")
+    choice = choices[0]
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise EntrantError("the first choice has no message", code="ENDPOINT_BAD_RESPONSE")
+    content = _text(message.get("content"))
+    calls: list[ToolCallRequest] = []
+    raw_calls = message.get("tool_calls") or []
+    if not isinstance(raw_calls, list):
+        raise EntrantError("tool_calls is not a list", code="ENDPOINT_BAD_RESPONSE")
+    for index, item in enumerate(raw_calls):
+        if not isinstance(item, dict):
+            raise EntrantError(
+                f"tool_calls[{index}] is not an object", code="ENDPOINT_BAD_RESPONSE"
+            )
+        function = as_object(item.get("function"))
+        name = function.get("name") if isinstance(function.get("name"), str) else ""
+        arguments, problem = tool_arguments(function.get("arguments"))
+        if not name:
+            problem = "the tool call names no function"
+        call_id = item.get("id") if isinstance(item.get("id"), str) and item.get("id") else None
+        calls.append(
+            ToolCallRequest(
+                id=call_id or f"call_{index}",
+                name=name,
+                arguments=arguments,
+                arguments_error=problem,
+            )
+        )
+    if not content.strip() and not calls:
+        reasoning = _text(message.get("reasoning_content") or message.get("reasoning"))
+        extra = f", {len(reasoning)} characters of reasoning" if reasoning else ""
+        raise EntrantError(
+            "the endpoint answered with neither content nor tool calls "
+            f"(finish_reason {choice.get('finish_reason')!r}{extra})",
+            code="ENTRANT_EMPTY_RESPONSE",
+        )
+    return ModelResponse(content=content, tool_calls=calls, usage=parse_usage(data.get("usage")))
+
+
+class ChatStream:
+    """Assembles ``chat.completion.chunk`` events into one ``chat.completion`` body."""
+
+    def done(self, event: SseEvent) -> bool:
+        return bool(event.data == "[DONE]")
+
+    def assemble(self, events: list[SseEvent]) -> dict[str, Any]:
+        head: dict[str, Any] = {}
+        content: list[str] = []
+        reasoning: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        finish: Any = None
+        usage: Any = None
+        saw_done = False
+        for event in events:
+            data = event.data
+            if data == "[DONE]":
+                saw_done = True
+                continue
+            if not isinstance(data, dict):
+                raise AttemptFailed(
+                    Failure(
+                        code="ENDPOINT_BAD_JSON",
+                        message="a stream event is not a JSON object",
+                        retryable=True,
+                    )
+                )
+            if data.get("error") is not None:
+                error = data["error"]
+                said = error.get("message") if isinstance(error, dict) else error
+                raise AttemptFailed(
+                    Failure(
+                        code="ENDPOINT_STREAM_ERROR",
+                        message=f"the stream reported an error: {said}",
+                        retryable=True,
+                    )
+                )
+            for key in ("id", "model", "created", "system_fingerprint"):
+                if key in data and key not in head:
+                    head[key] = data[key]
+            if isinstance(data.get("usage"), dict):
+                usage = data["usage"]
+            for choice in data.get("choices") or []:
+                if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                    continue
+                delta = as_object(choice.get("delta"))
+                if isinstance(delta.get("content"), str):
+                    content.append(delta["content"])
+                for key in ("reasoning_content", "reasoning"):
+                    if isinstance(delta.get(key), str):
+                        reasoning.append(delta[key])
+                for position, part in enumerate(delta.get("tool_calls") or []):
+                    if isinstance(part, dict):
+                        self._merge_call(calls, part, position)
+                if choice.get("finish_reason") is not None:
+                    finish = choice["finish_reason"]
+        if not saw_done and finish is None:
+            raise AttemptFailed(
+                Failure(
+                    code="ENDPOINT_BAD_JSON",
+                    message="the stream ended before its last event",
+                    retryable=True,
+                )
+            )
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(content) or None}
+        if reasoning:
+            message["reasoning_content"] = "".join(reasoning)
+        if calls:
+            message["tool_calls"] = [calls[index] for index in sorted(calls)]
+        body: dict[str, Any] = {
+            **head,
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        }
+        if usage is not None:
+            body["usage"] = usage
+        return body
+
+    @staticmethod
+    def _merge_call(calls: dict[int, dict[str, Any]], part: dict[str, Any], position: int) -> None:
+        index = part.get("index")
+        if not isinstance(index, int):
+            index = position
+        slot = calls.setdefault(
+            index, {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
+        )
+        if isinstance(part.get("id"), str) and part["id"]:
+            slot["id"] = part["id"]
+        function = as_object(part.get("function"))
+        name = function.get("name")
+        if isinstance(name, str) and name and not slot["function"]["name"]:
+            slot["function"]["name"] = name
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            slot["function"]["arguments"] += arguments
+        elif isinstance(arguments, dict):
+            slot["function"]["arguments"] += json.dumps(arguments, ensure_ascii=False)
+
+
+class OpenAITarget:
+    def __init__(self, spec: TargetSpec, *, rng: random.Random | None = None) -> None:
+        self.spec = spec
+        key = spec.api_key()
+        headers = {"authorization": f"Bearer {key}"} if key else {}
+        self.http = HttpEndpoint(spec, headers, rng=rng)
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        body = request_body(request, self.spec)
+        reply = await self.http.post(PATH, body, ChatStream() if self.spec.stream else None)
+        # The body is already scrubbed of the key, so is everything parsed from it.
+        response = parse_completion(reply.body)
+        return response.model_copy(update={"raw": reply.raw(PATH, body)})
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+
+__all__ = [
+    "ChatStream",
+    "OpenAITarget",
+    "parse_completion",
+    "parse_usage",
+    "request_body",
+    "tool_arguments",
+    "wire_messages",
+    "wire_tools",
+]

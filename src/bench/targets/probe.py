@@ -1,0 +1,230 @@
+"""``bench probe``: is an inference server there, what does it serve, and what does it say it is.
+
+The engine is named only from what the server declares about itself — a ``Server`` header, a
+LiteLLM ``x-litellm-*`` header, the ``/health``, ``/info``, ``/props`` or ``/`` body, the
+``owned_by`` of its models, the namespace of its ``/metrics`` names — and never from the port
+it listens on. A server that declares nothing is ``unknown``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+from pydantic import Field
+
+from bench.core.models import Strict
+
+from .http import closing
+
+PATHS = ("/v1/models", "/health", "/info", "/props", "/metrics", "/")
+# Ports the usual servers listen on by default; scanned, never used to name an engine.
+DEFAULT_PORTS: tuple[int, ...] = (8000, 8080, 30000, 11434, 4000, 3000, 1234, 5000)
+MAX_PROBE_BYTES = 2 * 1024 * 1024
+
+# Declared names, matched as lower-case substrings; first match wins.
+KEYWORDS: tuple[tuple[str, str], ...] = (
+    ("bench-mock", "bench-mock"),
+    ("litellm", "litellm"),
+    ("vllm", "vllm"),
+    ("sglang", "sglang"),
+    ("llama.cpp", "llama.cpp"),
+    ("llamacpp", "llama.cpp"),
+    ("llama-cpp", "llama.cpp"),
+    ("ollama", "ollama"),
+    ("text-generation-inference", "tgi"),
+    ("text-generation-router", "tgi"),
+    ("tabbyapi", "tabbyapi"),
+    ("lmstudio", "lm-studio"),
+    ("lm studio", "lm-studio"),
+)
+METRIC_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("vllm:", "vllm"),
+    ("sglang:", "sglang"),
+    ("llamacpp:", "llama.cpp"),
+    ("tgi_", "tgi"),
+    ("litellm_", "litellm"),
+)
+IDENTITY_FIELDS = ("service", "server", "engine", "backend", "name", "router", "server_name")
+
+
+class ProbeReport(Strict):
+    url: str = Field(description="the server root probed (no credentials, query or fragment)")
+    reachable: bool
+    engine: str = Field("unknown", description="as the server declares itself, else 'unknown'")
+    evidence: list[str] = Field(default_factory=list, description="each declaration seen")
+    models: list[str] = Field(default_factory=list)
+    needs_key: bool = Field(False, description="/v1/models answered 401 or 403")
+    endpoints: dict[str, int | str] = Field(
+        default_factory=dict, description="path → HTTP status, or why there was none"
+    )
+
+
+def server_root(base_url: str) -> str:
+    """The server root of a base URL: credentials, query and a trailing ``/v1`` dropped."""
+    parts = urlsplit(base_url.strip())
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    path = parts.path.rstrip("/")
+    if path.endswith("/v1"):
+        path = path[: -len("/v1")]
+    return urlunsplit((parts.scheme, netloc, path, "", ""))
+
+
+def declared(text: str) -> str | None:
+    lowered = text.lower()
+    for keyword, engine in KEYWORDS:
+        if keyword in lowered:
+            return engine
+    return None
+
+
+async def _get(client: httpx.AsyncClient, url: str, timeout_s: float) -> httpx.Response | str:
+    try:
+        async with asyncio.timeout(timeout_s):
+            async with client.stream("GET", url) as response:
+                body = bytearray()
+                async with closing(response.aiter_bytes()) as chunks:
+                    async for chunk in chunks:
+                        body += chunk
+                        if len(body) > MAX_PROBE_BYTES:
+                            break
+                return httpx.Response(
+                    response.status_code, headers=response.headers, content=bytes(body)
+                )
+    except TimeoutError:
+        return "timeout"
+    except httpx.ConnectError:
+        return "unreachable"
+    except httpx.TimeoutException:
+        return "timeout"
+    except httpx.HTTPError as exc:
+        return f"error ({type(exc).__name__})"
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return json.loads(response.content)
+    except ValueError:
+        return None
+
+
+def identify(found: dict[str, httpx.Response]) -> tuple[str, list[str], list[str]]:
+    """``(engine, evidence, models)`` from the answers to ``PATHS`` (declarations only)."""
+    evidence: list[tuple[int, str, str]] = []  # (rank, engine, sentence)
+    models: list[str] = []
+    for path, response in found.items():
+        for header in response.headers:
+            if header.lower().startswith("x-litellm-"):
+                evidence.append((0, "litellm", f"{path}: header {header.lower()}"))
+        server = response.headers.get("server")
+        if server and (engine := declared(server)):
+            evidence.append((1, engine, f"{path}: Server header {server!r}"))
+    models_answer = found.get("/v1/models")
+    if models_answer is not None and models_answer.status_code == 200:
+        data = _json(models_answer)
+        items = data.get("data") if isinstance(data, dict) else None
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict):
+                continue
+            if isinstance(item.get("id"), str):
+                models.append(item["id"])
+            owner = item.get("owned_by")
+            if isinstance(owner, str) and (engine := declared(owner)):
+                evidence.append((2, engine, f"/v1/models: owned_by {owner!r}"))
+    for rank, path in ((3, "/health"), (3, "/info"), (4, "/props"), (5, "/")):
+        answer = found.get(path)
+        if answer is None or answer.status_code != 200:
+            continue
+        body = _json(answer)
+        if isinstance(body, dict):
+            for key in IDENTITY_FIELDS:
+                said = body.get(key)
+                if isinstance(said, str) and (engine := declared(said)):
+                    evidence.append((rank, engine, f"{path}: {key} {said!r}"))
+        elif body is None:
+            text = answer.content[:200].decode("utf-8", errors="replace").strip()
+            if text and (engine := declared(text)):
+                evidence.append((rank, engine, f"{path}: says {text[:60]!r}"))
+    metrics = found.get("/metrics")
+    if metrics is not None and metrics.status_code == 200:
+        seen: set[str] = set()
+        for line in metrics.content.decode("utf-8", errors="replace").splitlines():
+            if not line or line.startswith("#"):
+                continue
+            for prefix, engine in METRIC_PREFIXES:
+                if line.startswith(prefix) and engine not in seen:
+                    seen.add(engine)
+                    evidence.append((6, engine, f"/metrics: names {prefix}*"))
+    evidence.sort(key=lambda item: item[0])
+    engine = evidence[0][1] if evidence else "unknown"
+    return engine, [sentence for _, _, sentence in evidence], models
+
+
+async def probe(
+    base_url: str, *, api_key: str | None = None, timeout_s: float = 3.0
+) -> ProbeReport:
+    """Ask one server what it serves and what it is."""
+    root = server_root(base_url)
+    headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+    host = (urlsplit(root).hostname or "").lower()
+    loopback = host in ("localhost", "::1") or host.startswith("127.")
+    async with httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout_s), headers=headers, trust_env=not loopback
+    ) as client:
+        answers = await asyncio.gather(*(_get(client, root + path, timeout_s) for path in PATHS))
+    found = {
+        path: answer
+        for path, answer in zip(PATHS, answers, strict=True)
+        if isinstance(answer, httpx.Response)
+    }
+    endpoints: dict[str, int | str] = {
+        path: answer.status_code if isinstance(answer, httpx.Response) else answer
+        for path, answer in zip(PATHS, answers, strict=True)
+    }
+    engine, evidence, models = identify(found)
+    models_status = endpoints.get("/v1/models")
+    return ProbeReport(
+        url=root,
+        reachable=bool(found),
+        engine=engine,
+        evidence=evidence,
+        models=models,
+        needs_key=models_status in (401, 403),
+        endpoints=endpoints,
+    )
+
+
+async def scan(
+    host: str = "127.0.0.1",
+    ports: tuple[int, ...] = DEFAULT_PORTS,
+    *,
+    timeout_s: float = 0.5,
+    api_key: str | None = None,
+) -> list[ProbeReport]:
+    """Probe every port on ``host`` at once, with short timeouts; reports for each port."""
+    shown = f"[{host}]" if ":" in host else host
+    return list(
+        await asyncio.gather(
+            *(
+                probe(f"http://{shown}:{port}", api_key=api_key, timeout_s=timeout_s)
+                for port in ports
+            )
+        )
+    )
+
+
+__all__ = [
+    "DEFAULT_PORTS",
+    "ProbeReport",
+    "declared",
+    "identify",
+    "probe",
+    "scan",
+    "server_root",
+]
