@@ -212,3 +212,13 @@ def test_refuses_an_invalid_json_schema_and_stray_field_weights(tmp_path: Path) 
         expectations=[{"type": "fields", "fields": {"total": 1}, "weights": {"totl": 2}}],
     )
     assert "weights for fields the check does not list: totl" in str(refusal(tmp_path, weights))
+
+
+def test_refuses_yaml_anchors_and_aliases(tmp_path: Path) -> None:
+    root = write_set(tmp_path, task())
+    text = (root / "t.yaml").read_text()
+    (root / "t.yaml").write_text(text.replace("format_version: 1", "format_version: &v 1\nx: *v"))
+    with pytest.raises(InputError) as info:
+        load_task_set(root)
+    assert info.value.code == "YAML_INVALID"
+    assert "anchors and aliases are not allowed" in str(info.value)
