@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from bench.core.errors import BenchError
-from bench.reports import render_compare, render_show, summarize
+from bench.reports import compare_runs, render_compare, render_show, summarize
 from bench.runner import RunRequest, start_run
 
 HERE = Path(__file__).resolve().parent
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     v1, v2, again = (summarize(results["v1"]), summarize(results["v2"]), summarize(replayed))
     print()
     print("--- the two runs, side by side ---")
-    print(render_compare(v1, v2), end="")
+    print(render_compare(compare_runs(v1, v2)), end="")
     print()
     print("--- v2, with the tasks it failed and why ---")
     print(render_show(v2), end="")

@@ -9,7 +9,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from bench.core.trace import Trace
+from bench.records.bundle import BundleManifest
 from bench.records.run import AttemptRecord, RunConfig, RunStatus
+from bench.reports.jsonreport import RunReport
 from bench.targets.base import TargetSpec
 from bench.tasks.model import Task, TaskFile
 
@@ -21,6 +23,8 @@ MODELS: dict[str, type[BaseModel]] = {
     "run-status": RunStatus,
     "attempt": AttemptRecord,
     "target": TargetSpec,
+    "report": RunReport,
+    "bundle-manifest": BundleManifest,
 }
 
 

@@ -63,7 +63,9 @@ def test_run_show_and_compare(mini: Path) -> None:
     assert payload["outcomes"] == {"errored": 1, "scored": 2}
     assert payload["failures"][0]["task_id"] == "tool-0001"
     by_name = {
-        json.loads((p / "config.json").read_text())["entrant"]: p.name for p in runs.iterdir()
+        json.loads((p / "config.json").read_text())["entrant"]: p.name
+        for p in runs.iterdir()
+        if p.is_dir()
     }
     first, second = by_name["mini-good"], by_name["mini-crashes-on-refunds"]
     code, out, _ = invoke("compare", first, second, "--runs-dir", runs)

@@ -167,6 +167,13 @@ def run(
             run_dir, status = resume_run(resume_ref, request, sink)
         else:
             run_dir, status = start_run(request, sink)
+    from bench.reports.history import DEFAULT_DB, index_run, open_db
+
+    db = open_db(runs_dir / DEFAULT_DB)  # the local history `bench history` and `leaderboard` read
+    try:
+        index_run(db, run_dir.path)
+    finally:
+        db.close()
     if mode == "json":
         return
     summary = summarize(run_dir)

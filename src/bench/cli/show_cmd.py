@@ -71,13 +71,24 @@ def _as_json(summary: object, task_id: str | None) -> dict[str, object]:
 @click.command(context_settings=CONTEXT)
 @click.argument("first")
 @click.argument("second")
+@click.option(
+    "--fail-on-regression",
+    is_flag=True,
+    help="Exit 1 when SECOND is significantly worse than FIRST and the runs are comparable.",
+)
 @runs_dir_option
-def compare(first: str, second: str, runs_dir: Path) -> None:
-    """Show two runs side by side, with the tasks whose score changed."""
+@format_option
+def compare(first: str, second: str, fail_on_regression: bool, runs_dir: Path, fmt: str) -> None:
+    """Compare two runs on their shared tasks: the paired difference with its interval, the
+    tasks that flipped each way with their sentences, and whether the runs are comparable."""
     from bench.records.store import RunStore
-    from bench.reports import render_compare, summarize
+    from bench.reports import compare_runs, render_compare, summarize
 
     store = RunStore(runs_dir)
-    click.echo(
-        render_compare(summarize(store.resolve(first)), summarize(store.resolve(second))), nl=False
-    )
+    result = compare_runs(summarize(store.resolve(first)), summarize(store.resolve(second)))
+    if fmt == "json":
+        click.echo(result.model_dump_json(indent=2))
+    else:
+        click.echo(render_compare(result), nl=False)
+    if fail_on_regression and result.verdict == "regression":
+        click.get_current_context().exit(1)

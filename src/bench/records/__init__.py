@@ -1,5 +1,6 @@
 """On-disk formats (run config, status, attempts, cassette) and the run store."""
 
+from .bundle import BundleManifest, ManifestFile
 from .run import (
     AttemptKey,
     AttemptRecord,
@@ -12,6 +13,8 @@ from .run import (
 from .store import CASSETTE, RunDir, RunStore
 
 __all__ = [
+    "BundleManifest",
+    "ManifestFile",
     "CASSETTE",
     "AttemptKey",
     "AttemptRecord",

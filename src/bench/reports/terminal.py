@@ -8,6 +8,7 @@ from typing import Any
 from bench.core.clock import iso_z
 from bench.records.run import AttemptRecord
 
+from .compare import Comparison
 from .summary import RunSummary
 
 WIDTH = 100
@@ -159,52 +160,69 @@ def render_task(summary: RunSummary, task_id: str) -> str | None:
     return "\n".join(lines)
 
 
-def render_compare(a: RunSummary, b: RunSummary) -> str:
-    rows = []
-    for summary in (a, b):
-        head = summary.headline
-        score = "n/a" if head is None else f"{head.score.value:.3f}"
-        interval = (
-            "" if head is None else f"[{head.score.interval.lo:.3f}, {head.score.interval.hi:.3f}]"
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def render_compare(comparison: Comparison) -> str:
+    """Two runs side by side, the paired difference, its decision and the flipped tasks."""
+    c = comparison
+    rows = [
+        (
+            side.display_name,
+            _num(side.headline),
+            "" if side.lo is None or side.hi is None else f"[{side.lo:.3f}, {side.hi:.3f}]",
+            f"{side.passed}/{side.scored}",
+            str(side.errored),
+            side.cost,
+            side.run_id,
         )
-        errored = summary.outcomes.get("errored", 0)
-        rows.append(
-            (
-                summary.config.display_name,
-                score,
-                interval,
-                f"{summary.passed_tasks}/{summary.scored_tasks}",
-                str(errored),
-                summary.cost_note,
-                summary.config.run_id,
-            )
-        )
+        for side in (c.first, c.second)
+    ]
     header = ("entry", "score", "95% interval", "passed", "errored", "cost", "run")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = [
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip()
         for row in [header, *rows]
     ]
-    if a.headline is not None and b.headline is not None:
-        diff = b.headline.score.value - a.headline.score.value
-        lines.append(f"difference (second − first): {diff:+.3f}   (not a significance test)")
-    if a.config.cohort_key() != b.config.cohort_key():
+    if c.difference is None or c.lo is None or c.hi is None:
+        lines.append("no task was scored in both runs: nothing to compare")
+    else:
         lines.append(
-            "WARNING: these runs used different task sets, splits, harness versions or repeats; "
-            "the scores are not comparable"
+            f"difference (second − first): {c.difference:+.3f} [{c.lo:+.3f}, {c.hi:+.3f}] "
+            f"({c.level:.0%} interval) on {c.shared_tasks} shared task(s)"
         )
-    before = {s.task_id: s for s in a.task_scores}
-    changed = []
-    for task_score in b.task_scores:
-        old = before.get(task_score.task_id)
-        if old is None or old.value == task_score.value:
+        lines.append(f"  method: {c.method}")
+        lines.append(f"verdict: {c.verdict}")
+    if c.comparable:
+        lines.append(f"comparable: yes (cohort {c.first.cohort_key})")
+    else:
+        lines.append(
+            "NOT COMPARABLE: different task sets, splits, harness versions or repeats; "
+            "a difference here is not a regression"
+        )
+    if c.differences:
+        lines.append("config differences (first → second):")
+        lines.extend(f"  {d.field}: {d.first} → {d.second}" for d in c.differences)
+    for label, names in (("only in first", c.only_first), ("only in second", c.only_second)):
+        if names:
+            lines.append(f"{label} ({len(names)}): {', '.join(names)}")
+    groups = (
+        ("passed in first, failed in second", c.regressed),
+        ("failed in first, passed in second", c.fixed),
+        ("score changed, same pass/fail", c.changed),
+    )
+    for title, tasks in groups:
+        if not tasks:
             continue
-        old_v = "n/a" if old.value is None else f"{old.value:.3f}"
-        new_v = "n/a" if task_score.value is None else f"{task_score.value:.3f}"
-        changed.append(f"  {task_score.task_id}  {old_v} → {new_v}")
-    lines.append("")
-    lines.append(f"tasks whose score changed ({len(changed)}):" if changed else "no task changed")
-    lines.extend(changed)
+        lines.append("")
+        lines.append(f"{title} ({len(tasks)}):")
+        for task in tasks:
+            lines.append(f"  {task.task_id}  {_num(task.before)} → {_num(task.after)}")
+            lines.extend(f"    - {_clip(line, WIDTH + 20)}" for line in task.sentences)
+    if not (c.regressed or c.fixed or c.changed):
+        lines.append("")
+        lines.append("no task changed")
     return "\n".join(lines) + "\n"
 
 

@@ -1,5 +1,6 @@
 """Statistics for the board: intervals, the shared stratified bootstrap, the stratified
-headline, pass@k / pass^k, flakiness and Cohen's kappa. Methods and known answers:
+headline, pass@k / pass^k, flakiness, Cohen's kappa, paired differences and tie-aware
+ranks. Methods and known answers:
 ``STATISTICS.md``.
 
 Only this package imports numpy and scipy; nothing outside it may import them at module
@@ -11,6 +12,14 @@ from .bootstrap import family_columns, headline_bootstrap, resample_matrix, task
 from .headline import SMALL_FAMILY, HeadlineResult, stratified_headline
 from .intervals import clustered_se, naive_se, wilson
 from .kappa import KappaResult, cohen_kappa
+from .paired import SMALL_N, PairedDifference, paired_difference, sign_flip_pvalue
+from .pareto import (
+    frontier_probability,
+    non_dominated,
+    staircase,
+    upper_hull,
+    weighted_quantile_rows,
+)
 from .passk import (
     expected_max_of_k,
     expected_min_of_k,
@@ -18,12 +27,21 @@ from .passk import (
     pass_at_k,
     pass_hat_k,
 )
+from .ranks import TieRanks, beats_matrix, ranks_from_beats, tie_ranks
 
 __all__ = [
     "AXIS_WEIGHTS",
     "AxisView",
     "axis_view",
     "SMALL_FAMILY",
+    "SMALL_N",
+    "PairedDifference",
+    "TieRanks",
+    "beats_matrix",
+    "paired_difference",
+    "ranks_from_beats",
+    "sign_flip_pvalue",
+    "tie_ranks",
     "HeadlineResult",
     "KappaResult",
     "clustered_se",
@@ -40,4 +58,9 @@ __all__ = [
     "stratified_headline",
     "task_weights",
     "wilson",
+    "frontier_probability",
+    "non_dominated",
+    "staircase",
+    "upper_hull",
+    "weighted_quantile_rows",
 ]

@@ -1,0 +1,65 @@
+"""``bench submissions lint`` and ``bench key register``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .common import CONTEXT
+
+
+@click.group(context_settings=CONTEXT)
+def submissions() -> None:
+    """Check the submissions directory (allowed_signers)."""
+
+
+@submissions.command(context_settings=CONTEXT)
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("submissions"),
+    show_default=True,
+)
+@click.pass_context
+def lint(ctx: click.Context, directory: Path) -> None:
+    """Lint DIR/allowed_signers: one literal principal, namespace option, ed25519 only."""
+    from bench.signing import lint_file
+
+    path = directory / "allowed_signers"
+    problems = lint_file(path)
+    for problem in problems:
+        click.echo(f"{path}:{problem.line}: {problem.message}", err=True)
+    if problems:
+        ctx.exit(1)
+    click.echo(f"{path}: ok")
+
+
+@click.group(context_settings=CONTEXT)
+def key() -> None:
+    """Signing keys of entrants."""
+
+
+@key.command(context_settings=CONTEXT)
+@click.option("--entrant", required=True, help="Your entrant id.")
+@click.option(
+    "--pubkey",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Your ed25519 public key (id_ed25519.pub).",
+)
+def register(entrant: str, pubkey: Path) -> None:
+    """Print the allowed_signers line for ENTRANT's key (add it in its own pull request)."""
+    import base64
+
+    from bench.core.errors import UsageError
+    from bench.core.ids import is_valid_id
+    from bench.signing import lint_text, read_public_key_file, signer_line
+
+    if not is_valid_id(entrant):
+        raise UsageError(f"--entrant '{entrant}' is not an id ([a-z0-9][a-z0-9-]*)")
+    blob = read_public_key_file(pubkey)
+    line = signer_line(entrant, f"ssh-ed25519 {base64.b64encode(blob).decode()}")
+    assert not lint_text(line)[1]
+    click.echo(line)

@@ -1,0 +1,153 @@
+"""Reading the history: the run list, the local leaderboard and the export.
+
+Leaderboard rule (docs/REPORTS.md): complete runs only; grouped by cohort key; the latest run
+per (entrant, config fingerprint); ranked on the tasks every entry of the cohort scored, with
+tie-aware ranks from the shared seeded resample matrix (``bench.stats.ranks``); sorted by
+``(rank_lo, -headline, entrant, fingerprint)``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from bench.core.models import Strict
+from bench.core.rng import DEFAULT_SEED
+
+
+class HistoryRow(Strict):
+    run_id: str
+    created_at: str
+    entrant: str
+    display_name: str
+    model: str | None
+    status: str
+    fingerprint: str
+    cohort_key: str
+    split: str | None
+    repeats: int
+    headline: float | None
+    headline_lo: float | None
+    headline_hi: float | None
+    tasks_total: int
+    tasks_scored: int
+    tasks_passed: int
+    errored: int
+    skipped: int
+    harness_faults: int
+    safety_violations: int
+    cost_usd: float | None
+    tokens: int
+    run_dir: str
+
+
+class BoardEntry(Strict):
+    rank_lo: int
+    rank_hi: int
+    run: HistoryRow
+    ranked_on: int
+    """Number of tasks the ranks rest on (scored by every entry of the cohort)."""
+
+
+class Cohort(Strict):
+    cohort_key: str
+    split: str | None
+    repeats: int
+    seed: int
+    B: int
+    mode: str
+    entries: list[BoardEntry]
+
+
+_FIELDS = ", ".join(HistoryRow.model_fields)
+
+
+def list_runs(
+    db: sqlite3.Connection,
+    *,
+    entrant: str | None = None,
+    model: str | None = None,
+    fingerprint: str | None = None,
+    limit: int | None = None,
+) -> list[HistoryRow]:
+    """Newest first, filtered by exact entrant, model or fingerprint (prefix)."""
+    where, args = [], []
+    for column, value in (("entrant", entrant), ("model", model)):
+        if value is not None:
+            where.append(f"{column} = ?")
+            args.append(value)
+    if fingerprint is not None:
+        where.append("fingerprint LIKE ? ESCAPE '\\'")
+        args.append(fingerprint.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+    sql = f"SELECT {_FIELDS} FROM runs"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY created_at DESC, run_id DESC"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return [HistoryRow.model_validate(dict(row)) for row in db.execute(sql, args)]
+
+
+def _latest(db: sqlite3.Connection) -> dict[str, list[HistoryRow]]:
+    cohorts: dict[str, dict[tuple[str, str], HistoryRow]] = {}
+    for run in reversed(list_runs(db)):  # oldest first: later runs replace earlier ones
+        if run.status != "complete" or run.headline is None:
+            continue
+        cohorts.setdefault(run.cohort_key, {})[(run.entrant, run.fingerprint)] = run
+    return {key: list(runs.values()) for key, runs in sorted(cohorts.items())}
+
+
+def leaderboard(
+    db: sqlite3.Connection, *, B: int = 2000, seed: int = DEFAULT_SEED, alpha: float = 0.05
+) -> list[Cohort]:
+    from bench.stats import headline_bootstrap, task_weights
+    from bench.stats.paired import SMALL_N
+    from bench.stats.ranks import tie_ranks
+
+    out = []
+    for key, runs in _latest(db).items():
+        values: list[dict[str, tuple[str, float]]] = []
+        for run in runs:
+            rows = db.execute(
+                "SELECT task_id, family, value FROM task_values WHERE run_id = ?", (run.run_id,)
+            )
+            values.append({r["task_id"]: (r["family"], float(r["value"])) for r in rows})
+        shared = sorted(set.intersection(*(set(v) for v in values)))
+        ranks: tuple[tuple[int, ...], tuple[int, ...]]
+        if shared:
+            families = [values[0][t][0] for t in shared]
+            X = [[v[t][1] for t in shared] for v in values]
+            M = headline_bootstrap(X, families, B, seed)
+            ranks = tie_ranks(M, alpha, X=X, weights=list(task_weights(families)))
+        else:
+            ranks = (tuple(1 for _ in runs), tuple(len(runs) for _ in runs))
+        mode = (
+            f"pairwise, alpha={alpha}: "
+            + (
+                f"sign-flip test (< {SMALL_N} shared tasks)"
+                if len(shared) < SMALL_N
+                else f"paired stratified bootstrap B={B}, seed={seed}"
+            )  # fmt: skip
+        )
+        entries = [
+            BoardEntry(rank_lo=lo, rank_hi=hi, run=run, ranked_on=len(shared))
+            for lo, hi, run in zip(ranks[0], ranks[1], runs, strict=True)
+        ]
+        entries.sort(
+            key=lambda e: (e.rank_lo, -(e.run.headline or 0.0), e.run.entrant, e.run.fingerprint)
+        )
+        first = runs[0]
+        out.append(
+            Cohort(
+                cohort_key=key,
+                split=first.split,
+                repeats=first.repeats,
+                seed=seed,
+                B=B,
+                mode=mode,
+                entries=entries,
+            )  # fmt: skip
+        )
+    return out
+
+
+__all__ = ["BoardEntry", "Cohort", "HistoryRow", "leaderboard", "list_runs"]

@@ -1,0 +1,79 @@
+"""Plain-text renderings of the history list and the local leaderboard."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .board import Cohort, HistoryRow
+
+
+def _score(row: HistoryRow) -> str:
+    if row.headline is None or row.headline_lo is None or row.headline_hi is None:
+        return "n/a"
+    return f"{row.headline:.3f} [{row.headline_lo:.3f}, {row.headline_hi:.3f}]"
+
+
+def _grid(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    return [
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip()
+        for row in [header, *rows]
+    ]
+
+
+def render_history(rows: list[HistoryRow]) -> str:
+    if not rows:
+        return "no runs in the history\n"
+    header = ("created", "run", "entrant", "model", "status", "score [95% interval]", "passed",
+              "errored", "cost", "fingerprint")  # fmt: skip
+    body = [
+        (
+            r.created_at[:19] + "Z",
+            r.run_id,
+            r.entrant,
+            r.model or "",
+            r.status,
+            _score(r),
+            f"{r.tasks_passed}/{r.tasks_scored}",
+            str(r.errored),
+            "not measured" if r.cost_usd is None else f"${r.cost_usd:.6f}",
+            r.fingerprint,
+        )
+        for r in rows
+    ]
+    return "\n".join(_grid(header, body)) + "\n"
+
+
+def render_leaderboard(cohorts: list[Cohort]) -> str:
+    if not cohorts:
+        return "no complete runs in the history\n"
+    lines: list[str] = []
+    for cohort in cohorts:
+        entries = cohort.entries
+        lines.append(
+            f"cohort {cohort.cohort_key} ({cohort.split or 'all splits'}, {cohort.repeats} "
+            f"repeat(s)): {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}, ranked on "
+            f"{entries[0].ranked_on} shared task(s)"
+        )
+        lines.append(
+            f"  ranks: {cohort.mode}; equal rank = indistinguishable; range = rank_lo-rank_hi"
+        )
+        header = ("rank", "range", "entrant", "model", "score [95% interval]", "run", "fingerprint")
+        body = [
+            (
+                str(e.rank_lo),
+                f"{e.rank_lo}-{e.rank_hi}",
+                e.run.entrant,
+                e.run.model or "",
+                _score(e.run),
+                e.run.run_id,
+                e.run.fingerprint,
+            )
+            for e in entries
+        ]
+        lines.extend("  " + line for line in _grid(header, body))
+        lines.append("")
+    return "\n".join(lines)
+
+
+__all__ = ["render_history", "render_leaderboard"]

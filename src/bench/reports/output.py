@@ -1,0 +1,56 @@
+"""Rendering a run in a named format and choosing where the report file goes.
+
+``--out`` naming an existing directory (or ending in ``/``) writes ``<dir>/<run_id>.<ext>``;
+any other path is the file itself (parents created). Reports are derived files: writing one
+again replaces it, atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from bench.core.atomic import write_atomic
+
+from .jsonreport import render_json
+from .junit import render_junit
+from .markdown import render_markdown
+from .summary import RunSummary
+from .terminal import render_show
+
+ReportFormat = Literal["terminal", "markdown", "junit", "json"]
+FORMATS: tuple[ReportFormat, ...] = ("terminal", "markdown", "junit", "json")
+EXTENSIONS: dict[ReportFormat, str] = {
+    "terminal": "txt",
+    "markdown": "md",
+    "junit": "xml",
+    "json": "json",
+}
+_RENDERERS: dict[ReportFormat, Callable[[RunSummary], str]] = {
+    "terminal": render_show,
+    "markdown": render_markdown,
+    "junit": render_junit,
+    "json": render_json,
+}
+
+
+def render_report(summary: RunSummary, fmt: ReportFormat) -> str:
+    return _RENDERERS[fmt](summary)
+
+
+def report_path(out: Path, run_id: str, fmt: ReportFormat) -> Path:
+    if out.is_dir() or str(out).endswith(os.sep):
+        return out / f"{run_id}.{EXTENSIONS[fmt]}"
+    return out
+
+
+def write_report(summary: RunSummary, fmt: ReportFormat, out: Path) -> Path:
+    path = report_path(out, summary.config.run_id, fmt)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, render_report(summary, fmt).encode("utf-8"))
+    return path
+
+
+__all__ = ["EXTENSIONS", "FORMATS", "ReportFormat", "render_report", "report_path", "write_report"]

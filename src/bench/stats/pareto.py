@@ -1,0 +1,133 @@
+"""Cost / quality / latency Pareto frontiers (STATISTICS.md section (d)).
+
+Quality is maximised; cost (dollars per run) and latency (p95 seconds) are minimised.
+``j`` dominates ``i`` when it is at least as good on every objective and strictly better on one,
+so two identical entries never dominate each other (both stay on the frontier).
+
+- :func:`non_dominated` is the frontier in any number of objectives (2-D views and the 3-D one);
+- :func:`staircase` gives the points of a 2-D frontier in drawing order;
+- :func:`upper_hull` is the convex frontier, valid only for mean cost vs mean quality;
+- :func:`frontier_probability` is the share of resamples in which each entry is non-dominated,
+  from per-resample objective matrices computed with the same shared ``W``.
+
+Entries whose cost is *not measured* are the caller's to list apart: nothing here reads a
+missing cost as $0 (NaN inputs are refused).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+Matrix = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
+
+
+def _objectives(quality: npt.ArrayLike, *minimised: npt.ArrayLike) -> Matrix:
+    """E x K matrix, every column oriented so that smaller is better."""
+    q = np.asarray(quality, dtype=np.float64)
+    if q.ndim != 1 or q.size == 0:
+        raise ValueError(f"quality must be one value per entry (1-D, non-empty), got {q.shape}")
+    columns = [-q]
+    for axis in minimised:
+        a = np.asarray(axis, dtype=np.float64)
+        if a.shape != q.shape:
+            raise ValueError(f"every objective needs {q.size} values, got shape {a.shape}")
+        columns.append(a)
+    objectives = np.stack(columns, axis=1)
+    if not np.all(np.isfinite(objectives)):
+        raise ValueError("objectives must be finite (list entries with unmeasured cost apart)")
+    return objectives
+
+
+def _dominated(objectives: Matrix) -> Mask:
+    """``dominated[i]``: some j is <= i on every objective and < on one (smaller is better)."""
+    le = np.all(objectives[:, np.newaxis, :] <= objectives[np.newaxis, :, :], axis=2)
+    lt = np.any(objectives[:, np.newaxis, :] < objectives[np.newaxis, :, :], axis=2)
+    result: Mask = np.any(le & lt, axis=0)  # [j, i]: j dominates i
+    return result
+
+
+def non_dominated(quality: npt.ArrayLike, *minimised: npt.ArrayLike) -> Mask:
+    """Boolean mask of entries no other entry dominates (quality up, every other axis down)."""
+    return ~_dominated(_objectives(quality, *minimised))
+
+
+def staircase(cost: npt.ArrayLike, quality: npt.ArrayLike) -> list[int]:
+    """Indices of the 2-D frontier sorted by cost (then quality down): the staircase to draw."""
+    c = np.asarray(cost, dtype=np.float64)
+    q = np.asarray(quality, dtype=np.float64)
+    members = np.flatnonzero(non_dominated(q, c))
+    return sorted((int(i) for i in members), key=lambda i: (c[i], -q[i], i))
+
+
+def upper_hull(cost: npt.ArrayLike, quality: npt.ArrayLike) -> list[int]:
+    """Frontier vertices of the convex hull (mixing two entries at random reaches its edges).
+
+    Valid for mean cost against mean quality only, never for a quantile such as p95 latency.
+    """
+    c = np.asarray(cost, dtype=np.float64)
+    q = np.asarray(quality, dtype=np.float64)
+    hull: list[int] = []
+    for i in staircase(c, q):
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            cross = (c[b] - c[a]) * (q[i] - q[a]) - (q[b] - q[a]) * (c[i] - c[a])
+            if cross < 0.0:  # b lies on or above the chord a-i: it stays
+                break
+            hull.pop()
+        if hull and c[hull[-1]] == c[i] and q[hull[-1]] == q[i]:
+            continue  # duplicates share one vertex
+        hull.append(i)
+    return hull
+
+
+def frontier_probability(
+    quality: npt.ArrayLike, *minimised: npt.ArrayLike, level: float = 0.95
+) -> tuple[Matrix, Mask]:
+    """Per entry, the share of resamples in which it is non-dominated, and whether it is
+    *dominated with confidence* ``level`` (non-dominated in at most ``1 - level`` of them).
+
+    Every argument is B x E: row b holds each entry's objective under resample b of the shared
+    ``W``. Cost: O(B E^2 K) comparisons (callers may pass the first rows of ``W`` only).
+    """
+    q = np.asarray(quality, dtype=np.float64)
+    if q.ndim != 2:
+        raise ValueError(f"quality must be resamples x entries (2-D), got shape {q.shape}")
+    others = [np.asarray(m, dtype=np.float64) for m in minimised]
+    counts = np.zeros(q.shape[1], dtype=np.int64)
+    for b in range(q.shape[0]):
+        counts += non_dominated(q[b], *(m[b] for m in others))
+    probability: Matrix = counts / q.shape[0]
+    dominated: Mask = probability <= 1.0 - level
+    return probability, dominated
+
+
+def weighted_quantile_rows(
+    values: Sequence[float], groups: Sequence[int], W: npt.ArrayLike, q: float = 0.95
+) -> Matrix:
+    """Per resample (row of ``W``, counts per group), the ``inverted_cdf`` quantile of ``values``
+    where value k is repeated ``W[b, groups[k]]`` times. Used for p95 latency per resample.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    g = np.asarray(groups, dtype=np.intp)
+    w = np.asarray(W, dtype=np.int64)
+    order = np.argsort(v, kind="stable")
+    weights = w[:, g[order]]
+    cumulative = np.cumsum(weights, axis=1)
+    total = cumulative[:, -1:]
+    # smallest x with F(x) >= q, compared in integers where q is a whole percent
+    hit = cumulative * 100 >= np.rint(q * 100) * total
+    result: Matrix = v[order][np.argmax(hit, axis=1)]
+    return result
+
+
+__all__ = [
+    "frontier_probability",
+    "non_dominated",
+    "staircase",
+    "upper_hull",
+    "weighted_quantile_rows",
+]

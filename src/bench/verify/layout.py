@@ -1,0 +1,122 @@
+"""The cheapest checks: where the bundle sits, what is in it, and how big it is.
+
+A bundle is a flat directory of regular files with plain ASCII names. Nothing is followed:
+a symlink, a subdirectory, a device or a name with ``..``, a backslash, a control or
+non-ASCII character, or a case twin of another name is refused before any file is read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.core.ids import is_valid_id
+
+from .codes import Code
+from .failure import VerifyFailure
+
+MAX_FILES = 16
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_TOTAL_BYTES = 256 * 1024 * 1024
+MAX_MANIFEST_BYTES = 1024 * 1024
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True)
+class Placement:
+    root: Path
+    entrant: str
+    run_id: str
+
+    @property
+    def target_dir(self) -> str:
+        return f"results/{self.entrant}/{self.run_id}"
+
+
+def unsafe_reason(name: str) -> str | None:
+    """Why ``name`` cannot be a bundle file name (None when it can)."""
+    if "\x00" in name:
+        return "contains NUL"
+    if "\\" in name:
+        return "contains a backslash"
+    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
+        return "is absolute"
+    if ".." in name.split("/") or ".." in name:
+        return "contains '..'"
+    if "/" in name:
+        return "is not a plain file name (bundles are flat)"
+    if not _SAFE_NAME.match(name):
+        return "has characters outside [A-Za-z0-9._-]"
+    return None
+
+
+def place(bundle: Path, results_root: Path) -> Placement:
+    """``<results_root>/<entrant>/<run_id>``, with no symlink anywhere on the way."""
+    if bundle.is_symlink():
+        raise VerifyFailure(Code.PATH_UNSAFE, "the bundle directory is a symlink", path=str(bundle))
+    if not bundle.is_dir():
+        raise VerifyFailure(Code.BUNDLE_NOT_FOUND, "no bundle directory here", path=str(bundle))
+    root = results_root.resolve()
+    here = bundle.resolve()
+    try:
+        relative = here.relative_to(root)
+    except ValueError:
+        raise VerifyFailure(
+            Code.BUNDLE_PLACEMENT,
+            f"not under the results root {results_root}",
+            path=str(bundle),
+        ) from None
+    parts = relative.parts
+    if len(parts) != 2 or not is_valid_id(parts[0]):
+        raise VerifyFailure(
+            Code.BUNDLE_PLACEMENT,
+            "a bundle sits at <results>/<entrant>/<run_id>",
+            path=str(bundle),
+        )
+    if (root / parts[0]).is_symlink():
+        raise VerifyFailure(
+            Code.PATH_UNSAFE, "the entrant directory is a symlink", path=str(bundle)
+        )
+    return Placement(root, parts[0], parts[1])
+
+
+def scan(bundle: Path) -> dict[str, int]:
+    """Every file name with its size; refuses anything that is not a plain, small file."""
+    sizes: dict[str, int] = {}
+    folded: dict[str, str] = {}
+    total = 0
+    with os.scandir(bundle) as entries:
+        for count, entry in enumerate(entries, start=1):
+            where = str(bundle / entry.name)
+            if count > MAX_FILES:
+                raise VerifyFailure(
+                    Code.LIMIT_FILES, f"more than {MAX_FILES} files", path=str(bundle)
+                )
+            reason = unsafe_reason(entry.name)
+            if reason is not None:
+                raise VerifyFailure(Code.PATH_UNSAFE, f"file name {reason}", path=where)
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode):
+                kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+                raise VerifyFailure(Code.PATH_UNSAFE, f"is {kind}", path=where)
+            twin = folded.get(entry.name.casefold())
+            if twin is not None:
+                raise VerifyFailure(Code.PATH_UNSAFE, f"a case twin of '{twin}'", path=where)
+            folded[entry.name.casefold()] = entry.name
+            if info.st_size > MAX_FILE_BYTES:
+                raise VerifyFailure(
+                    Code.LIMIT_SIZE, f"larger than {MAX_FILE_BYTES} bytes", path=where
+                )
+            total += info.st_size
+            sizes[entry.name] = info.st_size
+    if total > MAX_TOTAL_BYTES:
+        raise VerifyFailure(
+            Code.LIMIT_SIZE, f"bundle larger than {MAX_TOTAL_BYTES} bytes", path=str(bundle)
+        )
+    return sizes
+
+
+__all__ = ["MAX_FILES", "MAX_FILE_BYTES", "MAX_MANIFEST_BYTES", "Placement", "place", "scan"]

@@ -1,0 +1,168 @@
+"""The expensive checks: the task set is the pinned one, every score recomputes from its
+trace, a seeded sample of attempts replays from the cassette to the same result, and the
+error rate is under the threshold."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+from pathlib import Path
+
+from bench.core.errors import BenchError
+from bench.corpus import CorpusLibrary
+from bench.records.bundle import ATTEMPTS, CASSETTE, BundleManifest
+from bench.records.run import AttemptRecord
+from bench.records.store import RunDir
+from bench.runner.engine import RunPlan, perform_attempt
+from bench.scorers import score_attempt
+from bench.targets.base import TargetSpec
+from bench.targets.cassette import CassetteTarget
+from bench.tasks.load import TaskSet, load_task_set
+
+from .codes import Code
+from .failure import VerifyFailure
+from .records import BundleRun
+
+MAX_ERROR_RATE = 0.25
+RESCORED = frozenset({"scored", "not_scorable"})
+
+
+def pinned_tasks(tasks: Path, corpus_root: Path | None, run: BundleRun) -> TaskSet:
+    try:
+        task_set = load_task_set(tasks, corpus_root).select(run.config.task_set.split)
+        task_set.content_hash()
+    except (BenchError, OSError) as exc:
+        message = exc.render() if isinstance(exc, BenchError) else str(exc)
+        raise VerifyFailure(Code.TASKS_UNUSABLE, message, path=str(tasks)) from None
+    return task_set
+
+
+def check_tasks(bundle: Path, task_set: TaskSet, run: BundleRun, manifest: BundleManifest) -> None:
+    if task_set.content_hash() != manifest.task_set_hash:
+        raise VerifyFailure(
+            Code.TASK_SET_MISMATCH,
+            "the bundle was run on another task set version than the pinned one",
+            path=str(bundle / "manifest.json"),
+            field="task_set_hash",
+        )
+    if run.config.task_set.task_ids != [task.id for task in task_set.tasks]:
+        raise VerifyFailure(
+            Code.TASK_SET_MISMATCH,
+            "the run did not attempt exactly the pinned split's tasks",
+            path=str(bundle / "config.json"),
+            field="task_set.task_ids",
+        )
+    by_id = task_set.by_id()
+    for record in run.attempts:
+        task = by_id[record.task_id]
+        if (task.fingerprint(), task.family, task.split) != (
+            record.task_fingerprint,
+            record.family,
+            record.split,
+        ):
+            raise VerifyFailure(
+                Code.TASK_FINGERPRINT_MISMATCH,
+                "the attempt's task differs from the pinned task",
+                path=str(bundle / ATTEMPTS),
+                field=f"{record.task_id}#{record.repeat}",
+            )
+
+
+def _expected(
+    task_set: TaskSet, record: AttemptRecord, corpora: CorpusLibrary
+) -> tuple[str, float | None, bool | None]:
+    if record.outcome in RESCORED:
+        task = task_set.by_id()[record.task_id]
+        corpus = corpora.corpus(task.corpus) if task.corpus else None
+        known = corpus.passage_ids if corpus is not None else frozenset()
+        scored = score_attempt(task, record.trace, known)
+        outcome = "scored" if scored.value is not None else "not_scorable"
+        return outcome, scored.value, scored.passed if scored.value is not None else None
+    if record.outcome in ("errored", "over_budget"):
+        return record.outcome, 0.0, False
+    return record.outcome, None, None
+
+
+def check_scores(bundle: Path, task_set: TaskSet, run: BundleRun) -> None:
+    corpora = CorpusLibrary(task_set.corpus_root)
+    for record in run.attempts:
+        expected = _expected(task_set, record, corpora)
+        claimed = (record.outcome, record.value, record.passed)
+        if claimed != expected:
+            raise VerifyFailure(
+                Code.SCORE_MISMATCH,
+                f"claims {claimed}, the trace scores {expected}",
+                path=str(bundle / ATTEMPTS),
+                field=f"{record.task_id}#{record.repeat}",
+            )
+
+
+def _replay_one(
+    task_set: TaskSet, run: BundleRun, record: AttemptRecord, scratch: Path
+) -> AttemptRecord:
+    recorded = dict(run.config.target)
+    recorded.update({"kind": "cassette", "callable": None, "cassette": CASSETTE})
+    spec = TargetSpec.model_validate(recorded)
+    target = CassetteTarget(spec, run.cassette, Path(CASSETTE))
+    plan = RunPlan(
+        run=RunDir(scratch),
+        config=run.config,
+        tasks=task_set.tasks,
+        target=target,
+        corpora=CorpusLibrary(task_set.corpus_root),
+    )
+    task = task_set.by_id()[record.task_id]
+    return asyncio.run(perform_attempt(plan, task, record.repeat))
+
+
+def check_replay(
+    bundle: Path, task_set: TaskSet, run: BundleRun, sample: int, seed: int
+) -> list[str]:
+    """Replay ``sample`` seeded attempts; returns their keys. Writes only to a temp dir."""
+    eligible = [r for r in run.attempts if r.outcome in RESCORED]
+    chosen = random.Random(seed).sample(eligible, min(sample, len(eligible)))
+    with tempfile.TemporaryDirectory(prefix="bench-verify-") as scratch:
+        for record in chosen:
+            try:
+                again = _replay_one(task_set, run, record, Path(scratch))
+            except BenchError as exc:
+                raise VerifyFailure(
+                    Code.REPLAY_MISMATCH,
+                    exc.render(),
+                    path=str(bundle / CASSETTE),
+                    field=f"{record.task_id}#{record.repeat}",
+                ) from None
+            claimed = (record.outcome, record.value, record.passed, record.trace.answers)
+            replayed = (again.outcome, again.value, again.passed, again.trace.answers)
+            if claimed != replayed:
+                detail = f" ({again.reason})" if again.reason else ""
+                raise VerifyFailure(
+                    Code.REPLAY_MISMATCH,
+                    f"replaying the cassette gives {again.outcome} {again.value}{detail}, "
+                    f"the bundle claims {record.outcome} {record.value}",
+                    path=str(bundle / CASSETTE),
+                    field=f"{record.task_id}#{record.repeat}",
+                )
+    return [f"{r.task_id}#{r.repeat}" for r in chosen]
+
+
+def check_error_rate(bundle: Path, run: BundleRun, limit: float = MAX_ERROR_RATE) -> None:
+    errored = sum(1 for r in run.attempts if r.outcome in ("errored", "harness_fault"))
+    rate = errored / len(run.attempts)
+    if rate > limit:
+        raise VerifyFailure(
+            Code.ERROR_RATE_HIGH,
+            f"{errored} of {len(run.attempts)} attempts errored ({rate:.0%} > {limit:.0%})",
+            path=str(bundle / ATTEMPTS),
+        )
+
+
+__all__ = [
+    "MAX_ERROR_RATE",
+    "check_error_rate",
+    "check_replay",
+    "check_scores",
+    "check_tasks",
+    "pinned_tasks",
+]
