@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO   := build/demo
 
-.PHONY: venv test lint typecheck unit demo schema docs clean
+.PHONY: venv test lint typecheck unit demo schema docs tasks clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "bench-suite needs Python >= 3.11")'
@@ -34,6 +34,9 @@ demo: $(STAMP)
 
 schema: $(STAMP)
 	$(BIN)/bench schema write schema
+
+tasks: $(STAMP)
+	$(BIN)/bench task generate --out tasks
 
 docs: $(STAMP)
 	$(BIN)/python -m bench.cli.reference > docs/CLI.md

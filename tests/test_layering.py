@@ -23,6 +23,8 @@ ALLOWED: dict[str, set[str]] = {
     "signing": {"core", "records"},
     "verify": {"core", "records", "signing", "scorers", "tasks", "corpus", "targets", "runner",
                "world"},
+    "api": {"core", "tasks", "corpus", "world", "targets", "scorers", "stats", "records",
+            "runner", "reports", "signing", "verify"},
     "cli": {"core", "tasks", "corpus", "world", "targets", "scorers", "stats", "records",
             "runner", "reports", "schemas", "testing", "signing", "verify"},
 }  # fmt: skip

@@ -37,7 +37,7 @@ SHORT_HELP: dict[str, str] = {
     "run": "Run an entrant through a task set (or resume a killed run).",
     "show": "Show a run: score, failed tasks with their sentences, a task's trace.",
     "compare": "Compare two runs: paired difference, flipped tasks, comparability.",
-    "task": "Validate task files.",
+    "task": "Generate, validate and lint task files.",
     "schema": "Print, write or check the JSON Schemas of the on-disk formats.",
     "judge": "Calibrate an LLM judge against hand labels; show what is on file.",
     "rescore": "Re-score a run from its traces with today's scorers (writes nothing).",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -57,3 +58,132 @@ def validate(path: Path, corpora: Path | None, fmt: str) -> None:
         + ", ".join(f"{name} {count}" for name, count in sorted(splits.items()))
     )
     click.echo(f"task set hash {task_set.content_hash()}")
+
+
+def corpus_inputs(root: Path) -> tuple[dict[str, str], dict[str, bytes]]:
+    """``{passage id: text}`` and ``{document: bytes}`` for every Markdown file under ``root``."""
+    from bench.core.errors import InputError
+    from bench.corpus import CorpusLibrary
+
+    if not root.is_dir():
+        raise InputError("corpus root not found", code="FILE_MISSING", path=root)
+    library = CorpusLibrary(root)
+    docs = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md") if p.is_file())
+    passages = {p.id: p.text for doc in docs for p in library.passages(doc)}
+    return passages, {doc: (root / doc).read_bytes() for doc in docs}
+
+
+def generated_files(corpora: Path, public: int | None) -> tuple[dict[str, bytes], list[Any]]:
+    from bench.tasks.generators import build_tasks, render_files
+
+    passages, documents = corpus_inputs(corpora)
+    tasks = build_tasks(passages, public=public)
+    return render_files(tasks, documents), tasks
+
+
+@task.command()
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("tasks"),
+    show_default=True,
+    help="Directory the task files are written to.",
+)
+@click.option(
+    "--public",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Keep only the first N public tasks of each family (ids are never renumbered).",
+)
+@click.option(
+    "--corpora",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Corpus root (default: the 'corpora' directory beside --out).",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing; exit 1 with a unified diff when --out differs from the generator.",
+)
+def generate(out: Path, public: int | None, corpora: Path | None, check: bool) -> None:
+    """Build the task set from the generator data (one YAML per family and split, plus the
+    corpora manifest). Deterministic: the same data and corpora give the same bytes."""
+    import difflib
+
+    from bench.tasks.generators import counts
+
+    root = corpora if corpora is not None else out.parent / "corpora"
+    files, tasks = generated_files(root, public)
+    if check:
+        drift: list[str] = []
+        for name, data in sorted(files.items()):
+            path = out / name
+            current = path.read_text(encoding="utf-8") if path.is_file() else ""
+            expected = data.decode("utf-8")
+            if current != expected:
+                drift.extend(
+                    difflib.unified_diff(
+                        current.splitlines(keepends=True),
+                        expected.splitlines(keepends=True),
+                        fromfile=str(path),
+                        tofile=f"{path} (generated)",
+                    )
+                )
+        if drift:
+            click.echo("".join(drift), nl=False)
+            raise SystemExit(1)
+        click.echo(f"ok: {out} matches the generator ({len(tasks)} task(s))")
+        return
+    from bench.core.atomic import write_atomic
+
+    out.mkdir(parents=True, exist_ok=True)
+    for name, data in sorted(files.items()):
+        write_atomic(out / name, data)
+    click.echo(f"wrote {len(files)} file(s), {len(tasks)} task(s) to {out}")
+    click.echo(_table(counts(tasks)))
+
+
+def _table(table: dict[str, dict[str, int]]) -> str:
+    rows = [f"{'family':<24}{'public':>8}{'private':>9}{'total':>7}"]
+    for family, cells in table.items():
+        total = cells["public"] + cells["private"]
+        rows.append(f"{family:<24}{cells['public']:>8}{cells['private']:>9}{total:>7}")
+    pub = sum(c["public"] for c in table.values())
+    prv = sum(c["private"] for c in table.values())
+    rows.append(f"{'all':<24}{pub:>8}{prv:>9}{pub + prv:>7}")
+    return "\n".join(rows)
+
+
+def question_text(task_obj: Any) -> str:
+    """What a task asks: its user messages, not its shared environment (tools, state, corpus)."""
+    return "\n".join(m.content for m in task_obj.input if m.role == "user")
+
+
+@task.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--corpora",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Corpus root (default: the 'corpora' directory beside the task directory).",
+)
+def lint(path: Path, corpora: Path | None) -> None:
+    """Look for near-duplicates and n-gram leaks (STATISTICS.md (g)) across and within the
+    splits, comparing what each task asks rather than its shared tools and state. Exit 1 on
+    findings."""
+    from bench.stats.leaks import find_leaks
+    from bench.tasks.load import load_task_set
+
+    task_set = load_task_set(path, corpora)
+    findings = []
+    groups = sorted({(t.family, t.language) for t in task_set.tasks})
+    for family, language in groups:  # the instruction template is per family and language
+        chosen = [t for t in task_set.tasks if (t.family, t.language) == (family, language)]
+        least = 2 if len(chosen) < 8 else 4
+        findings += find_leaks([(t.id, t.split, question_text(t)) for t in chosen], least=least)
+    for finding in findings:
+        click.echo(f"{finding.kind}: {finding.first} ~ {finding.second}: {finding.detail}")
+    if findings:
+        raise SystemExit(1)
+    click.echo(f"ok: {len(task_set.tasks)} task(s), no near-duplicates or leaks")
