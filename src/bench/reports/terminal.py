@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from bench.core.clock import iso_z
 from bench.records.run import AttemptRecord
 
 from .compare import Comparison
 from .summary import RunSummary
+from .tracetext import attempt_lines
 
 WIDTH = 100
 
@@ -111,42 +109,8 @@ def render_show(summary: RunSummary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _value(value: Any) -> str:
-    text = (
-        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    )
-    return _clip(text, 160)
-
-
 def render_attempt(record: AttemptRecord) -> list[str]:
-    value = "n/a" if record.value is None else f"{record.value:.3f}"
-    lines = [f"attempt {record.task_id} repeat {record.repeat}: {record.outcome}, score {value}"]
-    if record.reason:
-        lines.append(f"  reason: {record.reason}")
-    for verdict in record.verdicts:
-        mark = "?" if not verdict.decided else ("ok" if verdict.passed else "FAIL")
-        lines.append(f"  [{mark}] {verdict.type}: {verdict.sentence}")
-    trace = record.trace
-    lines.append("  trace:")
-    for message in trace.messages:
-        if message.role == "tool":
-            continue
-        if message.content:
-            lines.append(f"    {message.role}: {_clip(message.content, 160)}")
-        for call in message.tool_calls:
-            lines.append(f"    {message.role} → {call.name}({_value(call.arguments)})")
-    for ran in trace.tool_calls:
-        shown = f"error: {ran.error}" if ran.error else _value(ran.result)
-        lines.append(f"    tool {ran.name}({_value(ran.arguments)}) ⇒ {shown}")
-    if trace.retrieved:
-        lines.append(f"    retrieved: {', '.join(trace.retrieved)}")
-    cost = "not measured" if trace.cost_usd is None else f"${trace.cost_usd:.6f}"
-    lines.append(
-        f"    tokens {trace.usage.prompt_tokens} prompt / {trace.usage.completion_tokens} "
-        f"completion / {trace.usage.cached_tokens} cached   cost {cost}   "
-        f"latency {trace.latency_s:.3f}s   {len(trace.exchanges)} model call(s)"
-    )
-    return lines
+    return attempt_lines(record, width=160, indent="  ")
 
 
 def render_task(summary: RunSummary, task_id: str) -> str | None:

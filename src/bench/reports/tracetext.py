@@ -1,4 +1,8 @@
-"""The full, unclipped text of an attempt's trace (for Markdown and JUnit reports)."""
+"""One rendering of an attempt and its trace, shared by every report.
+
+The terminal clips long values (``width``); the Markdown and JUnit reports pass
+``width=None`` and get every message, tool call and tool result in full.
+"""
 
 from __future__ import annotations
 
@@ -9,37 +13,59 @@ from bench.records.run import AttemptRecord
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return (
+        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    )
 
 
-def trace_text(record: AttemptRecord) -> str:
-    """Every message, tool call and tool result of one attempt, nothing clipped."""
+def _clip(text: str, width: int | None) -> str:
+    if width is None:
+        return text
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def attempt_lines(record: AttemptRecord, width: int | None = None, indent: str = "") -> list[str]:
+    """The attempt's outcome, verdicts and trace as lines (``width=None``: nothing clipped)."""
     value = "n/a" if record.value is None else f"{record.value:.3f}"
     lines = [f"attempt {record.task_id} repeat {record.repeat}: {record.outcome}, score {value}"]
+    step = indent or ""
     if record.reason:
-        lines.append(f"reason: {record.reason}")
+        lines.append(f"{step}reason: {record.reason}")
+    for violation in record.safety_violations:
+        lines.append(f"{step}SAFETY: {violation}")
     for verdict in record.verdicts:
         mark = "?" if not verdict.decided else ("ok" if verdict.passed else "FAIL")
-        lines.append(f"[{mark}] {verdict.type}: {verdict.sentence}")
+        lines.append(f"{step}[{mark}] {verdict.type}: {verdict.sentence}")
     trace = record.trace
+    lines.append(f"{step}trace:")
+    inner = step * 2 if step else ""
     for message in trace.messages:
         if message.role == "tool":
             continue
         if message.content:
-            lines.append(f"{message.role}: {message.content}")
+            lines.append(f"{inner}{message.role}: {_clip(message.content, width)}")
         for call in message.tool_calls:
-            lines.append(f"{message.role} -> {call.name}({_json(call.arguments)})")
+            lines.append(
+                f"{inner}{message.role} → {call.name}({_clip(_json(call.arguments), width)})"
+            )
     for ran in trace.tool_calls:
-        shown = f"error: {ran.error}" if ran.error else _json(ran.result)
-        lines.append(f"tool {ran.name}({_json(ran.arguments)}) => {shown}")
+        shown = f"error: {ran.error}" if ran.error else _clip(_json(ran.result), width)
+        lines.append(f"{inner}tool {ran.name}({_clip(_json(ran.arguments), width)}) ⇒ {shown}")
     if trace.retrieved:
-        lines.append(f"retrieved: {', '.join(trace.retrieved)}")
+        lines.append(f"{inner}retrieved: {', '.join(trace.retrieved)}")
     cost = "not measured" if trace.cost_usd is None else f"${trace.cost_usd:.6f}"
     lines.append(
-        f"tokens {trace.usage.prompt_tokens} prompt / {trace.usage.completion_tokens} completion"
-        f"   cost {cost}   latency {trace.latency_s:.3f}s"
+        f"{inner}tokens {trace.usage.prompt_tokens} prompt / {trace.usage.completion_tokens} "
+        f"completion / {trace.usage.cached_tokens} cached   cost {cost}   "
+        f"latency {trace.latency_s:.3f}s   {len(trace.exchanges)} model call(s)"
     )
-    return "\n".join(lines)
+    return lines
 
 
-__all__ = ["trace_text"]
+def trace_text(record: AttemptRecord) -> str:
+    """Every message, tool call and tool result of one attempt, nothing clipped."""
+    return "\n".join(attempt_lines(record))
+
+
+__all__ = ["attempt_lines", "trace_text"]
