@@ -5,7 +5,8 @@
 3. replay v2 from its cassette with no entrant at all;
 4. sign both runs with a throw-away Ed25519 key registered in a temporary allowed_signers,
    verify the bundles, and show a tampered copy rejected with its code;
-5. end with where everything is.
+5. build the board from the verified bundles;
+6. end with where everything is, the board's path last.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from bench.board import BuildOptions, build
 from bench.core.errors import BenchError
 from bench.records import RunDir
 from bench.reports import compare_runs, render_compare, render_show, summarize
@@ -68,7 +70,26 @@ def throwaway_key(out: Path) -> tuple[Path, Path]:
     return key_file, signers
 
 
-def sign_and_verify(out: Path, runs: dict[str, RunDir]) -> bool:
+def build_site(out: Path, signers: Path) -> Path:
+    """The board from the verified bundles (not --strict: the example families are small)."""
+    result = build(
+        BuildOptions(
+            runs=None,
+            results=out / "results",
+            out=out / "site",
+            templates=HERE.parent / "site_templates",
+            methodology=HERE.parent / "docs" / "METHODOLOGY.md",
+            allowed_signers=signers,
+            tasks=TASKS,
+        )
+    )
+    rows = sum(len(cohort.entries) for cohort in result.board.cohorts)
+    verified = sum(e.verified for cohort in result.board.cohorts for e in cohort.entries)
+    print(f"built the board: {rows} row(s), {verified} verified, {len(result.warnings)} warning(s)")
+    return result.index
+
+
+def sign_and_verify(out: Path, runs: dict[str, RunDir]) -> tuple[bool, Path]:
     key_file, signers = throwaway_key(out)
     results = out / "results"
     options = VerifyOptions(
@@ -84,7 +105,7 @@ def sign_and_verify(out: Path, runs: dict[str, RunDir]) -> bool:
         print(f"bundled and signed {version}: {bundle}")
         print(f"  bench verify: {render_text(verdict).splitlines()[0]}")
         if verdict.code is not None:
-            return False
+            return False, signers
     # A tampered copy, in a results tree of its own: one byte of the cassette changed.
     tampered_root = out / "tampered" / "results"
     victim = tampered_root / bundles[-1].relative_to(results)
@@ -99,7 +120,7 @@ def sign_and_verify(out: Path, runs: dict[str, RunDir]) -> bool:
     )
     print(f"a tampered copy: {victim}")
     print(f"  bench verify: {render_text(rejected).splitlines()[0]}")
-    return rejected.code is not None
+    return rejected.code is not None, signers
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,7 +154,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         print()
         print("--- signed bundles, verified; a tampered copy rejected ---")
-        verified = sign_and_verify(out, results)
+        verified, signers = sign_and_verify(out, results)
+        print()
+        print("--- the board ---")
+        board = build_site(out, signers)
     except BenchError as exc:
         print(f"error[{exc.code}]: {exc.render()}", file=sys.stderr)
         return exc.exit_code
@@ -142,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  runs:       {runs.resolve()}")
     print(f"  bundles:    {(out / 'results').resolve()}")
     print(f"  look again: .venv/bin/bench show latest --runs-dir {runs}")
+    print(f"  board:      {board.resolve()}")
     return 0 if same and verified else 1
 
 

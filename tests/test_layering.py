@@ -19,14 +19,15 @@ ALLOWED: dict[str, set[str]] = {
     "records": {"core"},
     "runner": {"core", "tasks", "corpus", "world", "targets", "scorers", "records"},
     "reports": {"core", "records", "stats"},
-    "schemas": {"core", "tasks", "records", "targets", "reports"},
+    "schemas": {"core", "tasks", "records", "targets", "reports", "board"},
+    "board": {"core", "records", "stats", "reports", "verify"},
     "signing": {"core", "records"},
     "verify": {"core", "records", "signing", "scorers", "tasks", "corpus", "targets", "runner",
                "world"},
     "api": {"core", "tasks", "corpus", "world", "targets", "scorers", "stats", "records",
             "runner", "reports", "signing", "verify"},
     "cli": {"core", "tasks", "corpus", "world", "targets", "scorers", "stats", "records",
-            "runner", "reports", "schemas", "testing", "signing", "verify"},
+            "runner", "reports", "schemas", "testing", "signing", "verify", "board"},
 }  # fmt: skip
 HEAVY = {"numpy", "scipy", "plotly"}
 

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from bench.core.trace import Trace
+from bench.board.model import Board
 from bench.records.bundle import BundleManifest
 from bench.records.run import AttemptRecord, RunConfig, RunStatus
 from bench.reports.jsonreport import RunReport
@@ -25,6 +26,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "target": TargetSpec,
     "report": RunReport,
     "bundle-manifest": BundleManifest,
+    "board": Board,
 }
 
 

@@ -1,0 +1,112 @@
+"""``build``: load -> rows -> render -> write, the function behind ``bench board build``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.core.rng import DEFAULT_SEED
+
+from .errors import BoardBuildError, BoardUsageError
+from .load import BundlesLoader, Loader, RunsLoader, load_all
+from .model import Board
+from .rows import build_rows
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    runs: Path | None = Path("runs")
+    results: Path | None = Path("results")
+    out: Path = Path("site")
+    templates: Path = Path("site_templates")
+    methodology: Path = Path("docs/METHODOLOGY.md")
+    strict: bool = False
+    repo_url: str | None = None
+    seed: int = DEFAULT_SEED
+    resamples: int = 2000
+    frontier_resamples: int = 1000
+    verify_bundles: bool = True
+    allowed_signers: Path | None = None  # default: VerifyOptions' submissions/allowed_signers
+    tasks: Path | None = None  # default: VerifyOptions' tasks/
+    extra_loaders: tuple[Loader, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    index: Path
+    board_json: Path
+    board: Board
+    warnings: tuple[str, ...]
+
+
+def check_options(options: BuildOptions) -> None:
+    url = options.repo_url
+    if url is not None and (not url.startswith("https://") or any(c in url for c in "\"'<> ")):
+        raise BoardUsageError(
+            f"must be an https:// URL, got {url!r}", code="BOARD_REPO_URL", field="--repo-url"
+        )
+    if options.resamples < 1 or options.frontier_resamples < 1:
+        raise BoardUsageError("must be at least 1", field="--resamples")
+    if options.seed < 0:
+        raise BoardUsageError("must be a non-negative integer", field="--seed")
+
+
+def render_board(board: Board, options: BuildOptions) -> bytes:
+    from .page import page_context, render_page
+
+    try:
+        markdown = options.methodology.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BoardBuildError(
+            f"cannot read: {exc.strerror}", code="BOARD_TEMPLATE", path=options.methodology
+        ) from None
+    context = page_context(board, options.templates, markdown)
+    return render_page(context, options.templates).encode("utf-8")
+
+
+def build(options: BuildOptions) -> BuildResult:
+    """Build the board; with ``strict``, any warning fails the build. The old site stays
+    untouched unless the whole new one was written."""
+    from .site import write_site
+
+    check_options(options)
+    loaders: list[Loader] = list(options.extra_loaders)
+    if options.runs is not None:
+        loaders.append(RunsLoader(options.runs))
+    if options.results is not None:
+        loaders.append(
+            BundlesLoader(
+                options.results,
+                verify=options.verify_bundles,
+                allowed_signers=options.allowed_signers,
+                tasks=options.tasks,
+            )
+        )
+    entries, inputs_hash = load_all(loaders, options.repo_url)
+    board = build_rows(
+        entries,
+        inputs_hash=inputs_hash,
+        seed=options.seed,
+        B=options.resamples,
+        frontier_B=options.frontier_resamples,
+    )
+    warnings = list(board.warnings)
+    if not entries:
+        warnings.append("no runs or bundles found")
+    if options.strict and warnings:
+        raise BoardBuildError(
+            f"--strict: {len(warnings)} warning(s): " + "; ".join(warnings),
+            path=options.out,
+        )
+    index = render_board(board, options)
+    board_json = (board.model_dump_json(indent=2) + "\n").encode("utf-8")
+    write_site(options.out, {"index.html": index, "board.json": board_json})
+    return BuildResult(
+        index=options.out / "index.html",
+        board_json=options.out / "board.json",
+        board=board,
+        warnings=tuple(warnings),
+    )
+
+
+__all__ = ["BuildOptions", "BuildResult", "build", "check_options", "render_board"]

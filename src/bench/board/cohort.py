@@ -1,0 +1,180 @@
+"""Stage 2a: the statistics of one cohort, all on one shared seeded stratified ``W``.
+
+Input: the cohort's ranked entries and the tasks every one of them scored (sorted ids). Output:
+plain values per entry (headline, family scores, ranks, pass^k, flakiness, resampled cost and
+latency, frontier membership). STATISTICS.md section 0, (a)-(e).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .entries import EntryInput
+from .model import Estimate, FamilyScore
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class CohortStats:
+    headline: list[Estimate]
+    analytic_se: list[float]
+    pooled: list[float]
+    families: list[list[FamilyScore]]
+    rank_lo: list[int]
+    rank_hi: list[int]
+    pass_hat: list[Estimate | None]
+    flakiness: list[Estimate | None]
+    probability: list[float | None]
+    dominated: list[bool]
+    on_frontier: list[bool]
+
+
+def _estimate(value: float, boot: Floats, level: float, method: str) -> Estimate:
+    import numpy as np
+
+    a = (1.0 - level) / 2.0
+    lo, hi = (float(x) for x in np.quantile(boot, [a, 1.0 - a]))
+    return Estimate(
+        value=value, lo=min(max(lo, 0.0), value), hi=max(min(hi, 1.0), value), method=method
+    )
+
+
+def _constant(value: float, values: Floats, level: float) -> Estimate:
+    """Degenerate resamples: Wilson when every value is the same 0 or 1, else a point."""
+    from bench.stats import wilson
+
+    if value in (0.0, 1.0):
+        lo, hi = wilson(int(round(value * values.size)), int(values.size), level)
+        return Estimate(value=value, lo=lo, hi=hi, method="Wilson (bootstrap degenerate)")
+    return Estimate(value=value, lo=value, hi=value, method="point (every family constant)")
+
+
+def _linear(
+    X: Floats, Ww: Floats, w: Floats, level: float, families_const: Sequence[bool]
+) -> list[Estimate]:
+    M = Ww @ X.T
+    out = []
+    for i in range(X.shape[0]):
+        value = float(X[i] @ w)
+        if families_const[i]:
+            out.append(_constant(value, X[i], level))
+        else:
+            out.append(_estimate(value, M[:, i], level, "stratified bootstrap percentile"))
+    return out
+
+
+def cohort_stats(
+    entries: Sequence[EntryInput],
+    tasks: Sequence[str],
+    *,
+    B: int,
+    seed: int,
+    frontier_B: int,
+    level: float,
+) -> CohortStats:
+    import numpy as np
+
+    from bench.stats import (
+        family_columns,
+        frontier_probability,
+        non_dominated,
+        resample_matrix,
+        task_weights,
+        tie_ranks,
+        weighted_quantile_rows,
+    )
+
+    fams = [entries[0].families[t] for t in tasks]
+    X = np.array([[e.values[t] for t in tasks] for e in entries], dtype=np.float64)
+    W = resample_matrix(fams, B, seed)
+    w = task_weights(fams)
+    Ww = W * w
+    columns = family_columns(fams)
+    const = [all(np.ptp(X[i, c]) == 0.0 for c in columns.values()) for i in range(len(entries))]
+    headline = _linear(X, Ww, w, level, const)
+    M = Ww @ X.T
+    F = len(columns)
+    analytic = [
+        float(np.sqrt(sum(np.var(X[i, c]) / c.size for c in columns.values())) / F)
+        for i in range(len(entries))
+    ]
+    families: list[list[FamilyScore]] = [[] for _ in entries]
+    for f, c in columns.items():
+        wf = np.full(c.size, 1.0 / c.size)
+        fconst = [bool(np.ptp(X[i, c]) == 0.0) for i in range(len(entries))]
+        for i, est in enumerate(_linear(X[:, c], W[:, c] * wf, wf, level, fconst)):
+            families[i].append(FamilyScore(family=f, n=int(c.size), score=est))
+    ranks = tie_ranks(M, 1.0 - level, X=X, weights=w.tolist())
+
+    def optional(table: Sequence[Mapping[str, float]]) -> list[Estimate | None]:
+        out: list[Estimate | None] = []
+        for e, values in zip(entries, table, strict=True):
+            if e.repeats < 2 or not all(t in values for t in tasks):
+                out.append(None)
+                continue
+            row = np.array([[values[t] for t in tasks]])
+            out.append(_linear(row, Ww, w, level, [bool(np.ptp(row) == 0.0)])[0])
+        return out
+
+    pass_hat = optional([e.pass_hat for e in entries])
+    flaky = optional([e.flaky for e in entries])
+
+    # Frontier membership: quality, cost per run and p95 latency recomputed per resample
+    # on the first frontier_B rows of the same W. Unmeasured cost keeps an entry out.
+    Wf = W[: min(frontier_B, B)]
+    index = {t: k for k, t in enumerate(tasks)}
+    measured = [i for i, e in enumerate(entries) if e.costs is not None and e.latencies]
+    probability: list[float | None] = [None] * len(entries)
+    dominated = [False] * len(entries)
+    on_frontier = [False] * len(entries)
+    if measured:
+        q = M[: Wf.shape[0], measured]
+        cost_cols, lat_cols, q_point, c_point, l_point = [], [], [], [], []
+        for i in measured:
+            e = entries[i]
+            assert e.costs is not None
+            c = np.array([e.costs.get(t, 0.0) for t in tasks])
+            full = sum(e.costs.values())
+            cost_cols.append(Wf @ c + (full - float(c.sum())))
+            lat = [(index[t], s) for t, s in e.latencies if t in index]
+            lat_cols.append(
+                weighted_quantile_rows([s for _, s in lat], [k for k, _ in lat], Wf)
+                if lat
+                else np.zeros(Wf.shape[0])
+            )
+            q_point.append(headline[i].value)
+            c_point.append(full)
+            l_point.append(
+                float(np.percentile([s for _, s in e.latencies], 95, method="inverted_cdf"))
+            )
+        prob, dom = frontier_probability(
+            q, np.stack(cost_cols, axis=1), np.stack(lat_cols, axis=1), level=level
+        )
+        front = non_dominated(q_point, c_point, l_point)
+        for k, i in enumerate(measured):
+            probability[i] = float(prob[k])
+            dominated[i] = bool(dom[k])
+            on_frontier[i] = bool(front[k])
+    return CohortStats(
+        headline=headline,
+        analytic_se=analytic,
+        pooled=[float(X[i].mean()) for i in range(len(entries))],
+        families=families,
+        rank_lo=list(ranks.rank_lo),
+        rank_hi=list(ranks.rank_hi),
+        pass_hat=pass_hat,
+        flakiness=flaky,
+        probability=probability,
+        dominated=dominated,
+        on_frontier=on_frontier,
+    )
+
+
+__all__ = ["CohortStats", "cohort_stats"]

@@ -1,0 +1,162 @@
+"""Stage 1b: one loaded run (a ``RunSummary``) becomes an :class:`EntryInput`, plain data.
+
+Everything after this stage (rows, statistics, page) sees only these values, so the rows can be
+golden-tested from hand-made inputs without run directories.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from bench.reports.summary import RunSummary
+
+
+@dataclass(frozen=True)
+class FailedInput:
+    task_id: str
+    family: str
+    value: float | None
+    lines: tuple[str, ...]
+    private: bool
+    transcript: str | None
+
+
+@dataclass(frozen=True)
+class EntryInput:
+    """What the board needs from one run."""
+
+    entrant: str
+    display_name: str
+    run_id: str
+    created_at: str
+    cohort_key: str
+    fingerprint: str
+    config: Mapping[str, object]
+    task_set_hash: str
+    split: str | None
+    repeats: int
+    harness: str
+    status: str
+    values: Mapping[str, float]
+    """task id -> mean over counted repeats (scorable tasks only)."""
+    families: Mapping[str, str]
+    pass_hat: Mapping[str, float] = field(default_factory=dict)
+    """task id -> pass^k at k = repeats (tasks with every repeat counted)."""
+    flaky: Mapping[str, float] = field(default_factory=dict)
+    costs: Mapping[str, float] | None = None
+    """task id -> mean dollars per attempt; None when cost is not measured."""
+    cost_note: str = "not measured"
+    latencies: tuple[tuple[str, float], ...] = ()
+    """(task id, seconds) of every counted attempt."""
+    counted: int = 0
+    errored: int = 0
+    axes: Mapping[str, float] = field(default_factory=dict)
+    safety: tuple[str, ...] = ()
+    judge_excluded: tuple[str, ...] = ()
+    failed: tuple[FailedInput, ...] = ()
+    source: Literal["run", "bundle"] = "run"
+    source_path: str = ""
+    verified: bool = False
+    verified_note: str = "local run, not verified"
+    note: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.entrant}/{self.fingerprint}"
+
+
+def transcript_link(
+    repo_url: str | None, source_path: str, task_id: str, source: str
+) -> str | None:
+    if repo_url is None:
+        return None
+    base = repo_url.rstrip("/") + "/blob/HEAD/" + source_path.strip("/")
+    if source == "bundle":
+        return base + "/attempts.jsonl.gz"
+    return f"{base}/attempts/{task_id}--r0.json"
+
+
+def from_summary(
+    summary: RunSummary,
+    *,
+    source: Literal["run", "bundle"],
+    source_path: str,
+    verified: bool,
+    verified_note: str,
+    repo_url: str | None,
+) -> EntryInput:
+    """Plain values from a run summary (``bench.reports.summarize``)."""
+    config = summary.config
+    repeats = config.repeats
+    scored = [s for s in summary.task_scores if s.value is not None]
+    counted = [r for r in summary.records if r.outcome in ("scored", "errored", "over_budget")]
+    costs: dict[str, list[float]] = {}
+    for record in counted:
+        if record.trace.cost_usd is not None:
+            costs.setdefault(record.task_id, []).append(record.trace.cost_usd)
+    measured = summary.cost_usd is not None
+    private = {r.task_id for r in summary.records if r.split == "private"}
+    if config.task_set.split == "private":
+        private |= {s.task_id for s in summary.task_scores}
+    failed = tuple(
+        FailedInput(
+            task_id=f.task_id,
+            family=f.family,
+            value=f.value,
+            lines=() if f.task_id in private else f.lines,
+            private=f.task_id in private,
+            transcript=transcript_link(repo_url, source_path, f.task_id, source),
+        )
+        for f in summary.failures
+    )
+    note = config.target.get("note")
+    return EntryInput(
+        entrant=config.entrant,
+        display_name=config.display_name,
+        run_id=config.run_id,
+        created_at=config.created_at.isoformat(),
+        cohort_key=config.cohort_key(),
+        fingerprint=config.fingerprint(),
+        config={
+            "task_set": config.task_set.content_hash,
+            "split": config.task_set.split,
+            "harness": config.harness_version,
+            "repeats": repeats,
+            "target": config.comparable,
+            "judge": config.judge.get("fingerprint") if config.judge else None,
+        },
+        task_set_hash=config.task_set.content_hash,
+        split=config.task_set.split,
+        repeats=repeats,
+        harness=config.harness_version,
+        status=summary.status.status,
+        values={s.task_id: float(s.value) for s in scored if s.value is not None},
+        families={s.task_id: s.family for s in summary.task_scores},
+        pass_hat={
+            s.task_id: s.pass_hat_k[str(repeats)] for s in scored if str(repeats) in s.pass_hat_k
+        },
+        flaky={s.task_id: s.flakiness for s in scored if s.flakiness is not None},
+        costs={t: math.fsum(c) / len(c) for t, c in costs.items()} if measured else None,
+        cost_note=summary.cost_note,
+        latencies=tuple((r.task_id, r.trace.latency_s) for r in counted),
+        counted=len(counted),
+        errored=sum(1 for r in counted if r.outcome != "scored"),
+        axes=dict(summary.axes.axes),
+        safety=tuple(f"{task} (repeat {k}): {text}" for task, k, text in summary.safety),
+        judge_excluded=tuple(
+            sorted({s.family for s in summary.task_scores if not s.judge_trusted})
+        ),
+        failed=failed,
+        source=source,
+        source_path=source_path,
+        verified=verified,
+        verified_note=verified_note,
+        note=note if isinstance(note, str) else None,
+    )
+
+
+__all__ = ["EntryInput", "FailedInput", "from_summary", "transcript_link"]

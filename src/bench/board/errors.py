@@ -1,0 +1,30 @@
+"""Errors of ``bench board build``, each with a stable code that names what to fix.
+
+BOARD_REPO_URL       --repo-url is not an https: URL
+BOARD_OUT            the output directory cannot be used (it is a file, or its parent is missing)
+BOARD_TEMPLATE       a template under site_templates/ is missing or broken
+BOARD_INPUT          a run directory or bundle could not be read (names the file and field)
+BOARD_STRICT         --strict and the build raised warnings (all of them are listed)
+BOARD_OPTION         --seed / --resamples out of range
+"""
+
+from __future__ import annotations
+
+from bench.core.errors import InputError, UsageError
+
+
+class BoardInputError(InputError):
+    default_code = "BOARD_INPUT"
+
+
+class BoardUsageError(UsageError):
+    default_code = "BOARD_OPTION"
+
+
+class BoardBuildError(InputError):
+    """The build stopped; the site that was there before is untouched."""
+
+    default_code = "BOARD_STRICT"
+
+
+__all__ = ["BoardBuildError", "BoardInputError", "BoardUsageError"]

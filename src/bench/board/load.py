@@ -1,0 +1,144 @@
+"""Stage 1: find the inputs. A :class:`Loader` yields loaded entries and the bytes they rest on.
+
+Two loaders: :class:`RunsLoader` (every run directory under ``--runs``) and
+:class:`BundlesLoader` (every ``results/<entrant>/<run_id>/`` bundle, read with
+``bench.verify.records.load_run`` and checked with ``verify_bundle``). Add a source by writing
+another class with the same ``load`` method.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Protocol
+
+from bench.core.canonical import canonical_json
+from bench.core.errors import BenchError
+from bench.records.run import AttemptRecord, RunConfig, RunStatus
+from bench.records.store import RunDir, RunStore
+
+from .entries import EntryInput, from_summary
+from .errors import BoardInputError
+
+
+class Loader(Protocol):
+    def load(self, repo_url: str | None) -> list[tuple[EntryInput, bytes]]:
+        """Every entry and a digest of the files it was read from."""
+        ...
+
+
+def _digest(config: RunConfig, status: RunStatus, attempts: Iterable[AttemptRecord]) -> bytes:
+    h = hashlib.sha256()
+    for model in (config, status, *attempts):
+        h.update(canonical_json(model.model_dump(mode="json")))
+        h.update(b"\n")
+    return h.digest()
+
+
+@dataclass(frozen=True)
+class RunsLoader:
+    root: Path
+
+    def load(self, repo_url: str | None) -> list[tuple[EntryInput, bytes]]:
+        from bench.reports.summary import summarize
+
+        out = []
+        for run in RunStore(self.root).runs():
+            try:
+                summary = summarize(run)
+            except BenchError as exc:
+                raise BoardInputError(exc.message, path=exc.path, field=exc.field) from None
+            entry = from_summary(
+                summary,
+                source="run",
+                source_path=f"{self.root.name}/{run.run_id}",
+                verified=False,
+                verified_note="local run, not verified",
+                repo_url=repo_url,
+            )
+            out.append((entry, _digest(summary.config, summary.status, summary.records)))
+        return out
+
+
+@dataclass(frozen=True)
+class _BundleRunDir(RunDir):
+    """A bundle seen through the run-directory interface ``summarize`` reads."""
+
+    loaded_config: RunConfig | None = None
+    loaded_status: RunStatus | None = None
+    loaded_attempts: tuple[AttemptRecord, ...] = ()
+
+    def config(self) -> RunConfig:
+        assert self.loaded_config is not None
+        return self.loaded_config
+
+    def status(self) -> RunStatus:
+        assert self.loaded_status is not None
+        return self.loaded_status
+
+    def attempts(self) -> list[AttemptRecord]:
+        return list(self.loaded_attempts)
+
+
+@dataclass(frozen=True)
+class BundlesLoader:
+    root: Path
+    verify: bool = True
+    allowed_signers: Path | None = None
+    tasks: Path | None = None
+
+    def bundles(self) -> list[Path]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.parent for p in self.root.glob("*/*/manifest.json") if p.parent.is_dir())
+
+    def load(self, repo_url: str | None) -> list[tuple[EntryInput, bytes]]:
+        from bench.reports.summary import summarize
+        from bench.verify import VerifyOptions, verify_bundle
+        from bench.verify.failure import VerifyFailure
+        from bench.verify.records import load_run
+
+        out = []
+        for bundle in self.bundles():
+            try:
+                run = load_run(bundle)
+            except VerifyFailure as exc:
+                raise BoardInputError(exc.message, path=exc.path, field=exc.field) from None
+            verified, note = False, "not verified (--no-verify)"
+            if self.verify:
+                options = VerifyOptions(results_root=self.root)
+                if self.allowed_signers is not None:
+                    options = replace(options, allowed_signers=self.allowed_signers)
+                if self.tasks is not None:
+                    options = replace(options, tasks=self.tasks)
+                verdict = verify_bundle(bundle, options)
+                verified = verdict.valid
+                note = "verified" if verified else f"verification failed: {verdict.code}"
+            view = _BundleRunDir(bundle, run.config, run.status, tuple(run.attempts))
+            summary = summarize(view)
+            rel = f"{self.root.name}/{bundle.parent.name}/{bundle.name}"
+            entry = from_summary(
+                summary,
+                source="bundle",
+                source_path=rel,
+                verified=verified,
+                verified_note=note,
+                repo_url=repo_url,
+            )
+            out.append((entry, _digest(run.config, run.status, run.attempts)))
+        return out
+
+
+def load_all(loaders: Iterable[Loader], repo_url: str | None) -> tuple[list[EntryInput], str]:
+    """Every entry sorted by (run id, source path), and the SHA-256 of all inputs."""
+    loaded = [item for loader in loaders for item in loader.load(repo_url)]
+    loaded.sort(key=lambda item: (item[0].run_id, item[0].source_path, item[1]))
+    h = hashlib.sha256()
+    for _, digest in loaded:
+        h.update(digest)
+    return [entry for entry, _ in loaded], h.hexdigest()
+
+
+__all__ = ["BundlesLoader", "Loader", "RunsLoader", "load_all"]

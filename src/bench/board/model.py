@@ -1,0 +1,106 @@
+"""``board.json``: the rows of the board as a versioned, strict model (the page's data too).
+
+Every number the page prints is here; the page adds nothing but layout.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from bench.core.models import Strict
+
+BOARD_FORMAT_VERSION: Literal[1] = 1
+
+
+class Estimate(Strict):
+    """A value with its interval (percentile of the shared resamples unless ``method`` says)."""
+
+    value: float
+    lo: float
+    hi: float
+    method: str = "stratified bootstrap percentile"
+
+
+class FamilyScore(Strict):
+    family: str
+    n: int
+    score: Estimate
+
+
+class FailedTask(Strict):
+    task_id: str
+    family: str
+    value: float | None
+    lines: list[str] = Field(description="failing sentences; empty for private-split tasks")
+    private: bool = False
+    transcript: str | None = Field(None, description="https link, or None without --repo-url")
+
+
+class EntryRow(Strict):
+    key: str = Field(description="entrant/fingerprint: unique within a cohort")
+    entrant: str
+    display_name: str
+    run_id: str
+    created: str = Field(description="the run's creation date (UTC, YYYY-MM-DD)")
+    source: Literal["run", "bundle"]
+    source_path: str
+    verified: bool
+    verified_note: str
+    fingerprint: str
+    config: dict[str, object] = Field(description="what the fingerprint hashes")
+    status: str
+    ranked: bool
+    rank: int | None = Field(None, description="printed rank: 1 + entrants that certainly beat it")
+    rank_hi: int | None = None
+    headline: Estimate | None
+    analytic_se: float | None
+    pooled: float | None
+    families: list[FamilyScore]
+    tasks: int
+    pass_hat_k: Estimate | None = Field(None, description="pass^k at k = repeats")
+    flakiness: Estimate | None = None
+    error_rate: float = Field(description="errored + over-budget attempts / counted attempts")
+    cost_usd: float | None = Field(description="dollars per run (one pass); None = not measured")
+    cost_note: str
+    p95_latency_s: float | None
+    frontier_probability: float | None = None
+    on_frontier: bool = False
+    dominated_95: bool = False
+    axes: dict[str, float]
+    safety: list[str]
+    judge_excluded: list[str] = Field(description="families with judged checks left out")
+    failed: list[FailedTask]
+    note: str | None = None
+
+
+class CohortRows(Strict):
+    cohort_key: str
+    title: str
+    task_set_hash: str
+    split: str | None
+    repeats: int
+    harness: str
+    ranked_on: int = Field(description="tasks every ranked entry scored")
+    families: list[str]
+    rank_mode: str
+    entries: list[EntryRow]
+    cost_view: list[str] = Field(description="entry keys on the cost/quality staircase")
+    latency_view: list[str] = Field(description="entry keys on the latency/quality staircase")
+    cost_not_measured: list[str]
+    warnings: list[str]
+
+
+class Board(Strict):
+    format_version: Literal[1] = BOARD_FORMAT_VERSION
+    inputs_hash: str
+    seed: int
+    resamples: int
+    frontier_resamples: int
+    level: float = 0.95
+    cohorts: list[CohortRows]
+    warnings: list[str]
+
+
+__all__ = ["BOARD_FORMAT_VERSION", "Board", "CohortRows", "EntryRow", "Estimate", "FailedTask"]

@@ -1,0 +1,141 @@
+"""Stage 3: rows -> one self-contained ``index.html``.
+
+Jinja2 with autoescape; the board's data goes into ``<script type="application/json">`` via
+``|tojson`` and the page's script reads it with ``JSON.parse`` and writes with
+``textContent``. The only inline code is ours (``site_templates/board.js``, ``board.css``)
+and plotly.js, embedded once; the Content-Security-Policy carries their SHA-256 hashes.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .charts import cohort_charts
+from .errors import BoardBuildError
+from .model import Board
+
+TEMPLATE = "index.html.j2"
+
+
+def csp_hash(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+def content_security_policy(scripts: list[str], styles: list[str]) -> str:
+    """Hashes of our inline scripts and styles, plus the empty style element plotly.js fills
+    through the CSSOM (an empty element carries no text; CSSOM rules are not inline text)."""
+    return "; ".join(
+        [
+            "default-src 'none'",
+            "script-src " + " ".join(csp_hash(s) for s in scripts),
+            "style-src " + " ".join(csp_hash(s) for s in [*styles, ""]),
+            "img-src data:",
+            "font-src data:",
+            "connect-src 'none'",
+            "base-uri 'none'",
+            "form-action 'none'",
+        ]
+    )
+
+
+_SELF_STYLED = re.compile(
+    r'document\.getElementById\("([0-9a-f]{64})"\)\)\{var \w+=document\.createElement\("style"\)'
+)
+
+
+def plotly_style_ids(plotly_js: str) -> list[str]:
+    """Ids of the stylesheets plotly.js injects with text (map CSS we never use): an element
+    with that id in the page makes plotly skip it, so no inline style needs allowing."""
+    return sorted(set(_SELF_STYLED.findall(plotly_js)))
+
+
+@dataclass(frozen=True)
+class PageContext:
+    """Everything the template reads."""
+
+    board: Board
+    data: dict[str, Any]
+    css: str
+    board_js: str
+    plotly_js: str
+    methodology_html: str
+    csp: str
+    plotly_style_ids: list[str]
+
+
+def methodology_html(markdown: str) -> str:
+    from markdown_it import MarkdownIt
+
+    rendered: str = MarkdownIt("js-default").render(markdown)
+    return rendered
+
+
+def _read(templates: Path, name: str) -> str:
+    try:
+        return (templates / name).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BoardBuildError(
+            f"cannot read template: {exc.strerror}", code="BOARD_TEMPLATE", path=templates / name
+        ) from None
+
+
+def page_context(board: Board, templates: Path, methodology_md: str) -> PageContext:
+    from plotly.offline import get_plotlyjs
+
+    css = _read(templates, "board.css")
+    board_js = _read(templates, "board.js")
+    plotly_js = get_plotlyjs()
+    data = {
+        "board": board.model_dump(mode="json"),
+        "charts": [cohort_charts(c) for c in board.cohorts],
+    }
+    return PageContext(
+        board=board,
+        data=data,
+        css=css,
+        board_js=board_js,
+        plotly_js=plotly_js,
+        methodology_html=methodology_html(methodology_md),
+        csp=content_security_policy([plotly_js, board_js], [css]),
+        plotly_style_ids=plotly_style_ids(plotly_js),
+    )
+
+
+def render_page(context: PageContext, templates: Path) -> str:
+    import jinja2
+    from markupsafe import Markup
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    try:
+        template = env.get_template(TEMPLATE)
+    except jinja2.TemplateError as exc:
+        raise BoardBuildError(str(exc), code="BOARD_TEMPLATE", path=templates / TEMPLATE) from None
+    # Our own code and our own Markdown (raw HTML off) are trusted; contributor data never is.
+    return template.render(
+        ctx=context,
+        css=Markup(context.css),
+        board_js=Markup(context.board_js),
+        plotly_js=Markup(context.plotly_js),
+        methodology=Markup(context.methodology_html),
+    )
+
+
+__all__ = [
+    "PageContext",
+    "content_security_policy",
+    "csp_hash",
+    "page_context",
+    "plotly_style_ids",
+    "render_page",
+]

@@ -1,0 +1,60 @@
+"""Writing the site: build into a temp directory beside ``out``, then swap it in.
+
+A build that fails before the swap leaves the old site exactly as it was. The swap is two
+renames in one directory (old -> aside, new -> out); if the second fails the first is undone.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from .errors import BoardBuildError
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_site(out: Path, files: Mapping[str, bytes]) -> None:
+    parent = out.resolve().parent
+    if not parent.is_dir():
+        raise BoardBuildError("the parent directory does not exist", code="BOARD_OUT", path=parent)
+    if out.exists() and not out.is_dir():
+        raise BoardBuildError("exists and is not a directory", code="BOARD_OUT", path=out)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=parent))
+    try:
+        for name, data in sorted(files.items()):
+            with open(staging / name, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.chmod(staging, 0o755)
+        _fsync_dir(staging)
+        aside = None
+        if out.exists():
+            aside = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
+            os.rmdir(aside)
+            os.replace(out, aside)
+        try:
+            os.replace(staging, out)
+        except OSError:
+            if aside is not None:
+                os.replace(aside, out)
+            raise
+        _fsync_dir(parent)
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+__all__ = ["write_site"]

@@ -1,0 +1,115 @@
+"""``bench board build``: runs and bundles -> one self-contained ``index.html`` + ``board.json``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .common import CONTEXT
+
+
+@click.group(context_settings=CONTEXT)
+def board() -> None:
+    """Build the leaderboard page."""
+
+
+@board.command(context_settings=CONTEXT)
+@click.option(
+    "--runs",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("runs"),
+    show_default=True,
+    help="Run directories to include (every run under it).",
+)
+@click.option(
+    "--results",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("results"),
+    show_default=True,
+    help="Signed bundles, results/<entrant>/<run_id>/.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("site"),
+    show_default=True,
+    help="Site directory; replaced only when the whole build succeeded.",
+)
+@click.option(
+    "--templates",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("site_templates"),
+    show_default=True,
+    help="Jinja2 templates, CSS and JS.",
+)
+@click.option(
+    "--methodology",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=Path("docs/METHODOLOGY.md"),
+    show_default=True,
+    help="Markdown rendered as the page's methodology section.",
+)
+@click.option("--strict", is_flag=True, help="Fail the build on any warning.")
+@click.option("--repo-url", default=None, help="https:// URL of the repository (transcript links).")
+@click.option("--seed", type=int, default=None, help="Seed of the shared resamples.")
+@click.option(
+    "--resamples", type=int, default=2000, show_default=True, help="Bootstrap resamples (B)."
+)
+@click.option("--no-verify", is_flag=True, help="Read bundles without verifying them.")
+@click.option(
+    "--allowed-signers",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Keys bundles are verified against (default: submissions/allowed_signers).",
+)
+@click.option(
+    "--tasks",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The pinned task set bundles are verified against (default: tasks/).",
+)
+def build(
+    runs: Path,
+    results: Path,
+    out: Path,
+    templates: Path,
+    methodology: Path,
+    strict: bool,
+    repo_url: str | None,
+    seed: int | None,
+    resamples: int,
+    no_verify: bool,
+    allowed_signers: Path | None,
+    tasks: Path | None,
+) -> None:
+    """Build the board from run directories and bundles into OUT/index.html."""
+    from bench.board import BuildOptions
+    from bench.board import build as build_board
+    from bench.core.rng import DEFAULT_SEED
+
+    result = build_board(
+        BuildOptions(
+            runs=runs,
+            results=results,
+            out=out,
+            templates=templates,
+            methodology=methodology,
+            strict=strict,
+            repo_url=repo_url,
+            seed=DEFAULT_SEED if seed is None else seed,
+            resamples=resamples,
+            verify_bundles=not no_verify,
+            allowed_signers=allowed_signers,
+            tasks=tasks,
+        )
+    )
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    entries = sum(len(c.entries) for c in result.board.cohorts)
+    click.echo(
+        f"board: {len(result.board.cohorts)} cohort(s), {entries} row(s)"
+        f"; inputs {result.board.inputs_hash[:16]}, seed {result.board.seed}"
+    )
+    click.echo(f"wrote {result.index}")
+    click.echo(f"wrote {result.board_json}")

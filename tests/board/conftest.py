@@ -1,0 +1,99 @@
+"""Fixtures of the board tests: runs of the shipped examples plus synthetic runs, one built site."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from board_synth import SynthRun, write_runs  # noqa: E402
+
+if TYPE_CHECKING:
+    from bench.board import BuildOptions
+
+REPO = Path(__file__).resolve().parents[2]
+XSS_NAME = "<img src=x onerror=alert(1)>"
+XSS_NOTE = "</script><script>alert(1)</script>"
+
+
+def synthetic_runs() -> list[SynthRun]:
+    ids = [f"s{i:02d}" for i in range(12)]
+    families = {t: ("alpha" if i < 6 else "beta") for i, t in enumerate(ids)}
+
+    def values(solved: int, errored: int = 0) -> dict[str, list[float | None]]:
+        out: dict[str, list[float | None]] = {}
+        for i, t in enumerate(ids):
+            if i < errored:
+                out[t] = [None, None]
+            else:
+                out[t] = [1.0, 1.0] if i < solved else [0.0, 1.0 if i == solved else 0.0]
+        return out
+
+    return [
+        SynthRun("tied-one", "Tied One", values(8), families, cost=0.02, latency=2.0),
+        SynthRun("tied-two", "Tied Two", values(8), families, cost=0.03, latency=1.5),
+        SynthRun(
+            "xss", XSS_NAME, values(6), families, cost=None, note=XSS_NOTE,
+            safety={"s07": "disclosed a customer's address"},
+        ),
+        SynthRun("fragile", "Fragile Stack", values(10, errored=3), families, cost=0.01),
+        # an older but better run of the same entrant and config: the board shows the latest
+        SynthRun("fragile", "Fragile Stack (old)", values(12), families, cost=0.01, minutes=-60),
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def board_inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from bench.runner import RunRequest, start_run
+
+    root = tmp_path_factory.mktemp("board")
+    runs = root / "runs"
+    for version in ("v1", "v2"):
+        start_run(
+            RunRequest(
+                tasks=REPO / "examples" / "tasks",
+                target_file=REPO / "examples" / "targets" / f"support-bot-{version}.yaml",
+                split="public",
+                repeats=2,
+                runs_dir=runs,
+            )
+        )
+    write_runs(runs, synthetic_runs())
+    return root
+
+
+@pytest.fixture(scope="session")
+def built_site(board_inputs: Path) -> Path:
+    from bench.board import build
+
+    out = board_inputs / "site"
+    build(_options(board_inputs, out))
+    return out
+
+
+def _options(root: Path, out: Path, **changes: Any) -> BuildOptions:
+    from bench.board import BuildOptions
+
+    base = BuildOptions(
+        runs=root / "runs",
+        results=None,
+        out=out,
+        templates=REPO / "site_templates",
+        methodology=REPO / "docs" / "METHODOLOGY.md",
+        repo_url="https://github.com/example/bench-results",
+        resamples=500,
+        frontier_resamples=200,
+    )
+    return replace(base, **changes)
+
+
+@pytest.fixture(scope="session")
+def make_options() -> Callable[..., BuildOptions]:
+    """``make_options(root, out, **changes)``: the options every board test builds with."""
+    return _options

@@ -1,0 +1,182 @@
+"""The whole build: determinism, --strict, the old site kept on failure, CSP, escaping, CLI."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from bench.board import Board, BoardBuildError, BoardUsageError, build
+
+XSS_NAME = "<img src=x onerror=alert(1)>"
+XSS_NOTE = "</script><script>alert(1)</script>"
+
+
+class _Inline(HTMLParser):
+    """Every inline <script> and <style> body, and the first child of <head>."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.scripts: list[tuple[dict[str, str | None], str]] = []
+        self.styles: list[str] = []
+        self.head_children: list[tuple[str, dict[str, str | None]]] = []
+        self._open: tuple[str, dict[str, str | None]] | None = None
+        self._in_head = False
+        self._buffer: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "head":
+            self._in_head = True
+        elif self._in_head:
+            self.head_children.append((tag, dict(attrs)))
+        if tag in ("script", "style"):
+            self._open, self._buffer = (tag, dict(attrs)), []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "head":
+            self._in_head = False
+        if self._open and tag == self._open[0]:
+            text = "".join(self._buffer)
+            if tag == "script":
+                self.scripts.append((self._open[1], text))
+            else:
+                self.styles.append(text)
+            self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open:
+            self._buffer.append(data)
+
+
+def _sha(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def test_same_inputs_give_identical_bytes(
+    board_inputs: Path, built_site: Path, make_options: Callable[..., Any]
+) -> None:
+    again = board_inputs / "site-again"
+    build(make_options(board_inputs, again))
+    assert (again / "index.html").read_bytes() == (built_site / "index.html").read_bytes()
+    assert (again / "board.json").read_bytes() == (built_site / "board.json").read_bytes()
+
+
+def test_page_prints_inputs_hash_and_seed(built_site: Path) -> None:
+    board = Board.model_validate_json((built_site / "board.json").read_text())
+    page = (built_site / "index.html").read_text()
+    assert f'<code id="inputs-hash">{board.inputs_hash}</code>' in page
+    assert f'<code id="seed">{board.seed}</code>' in page
+    assert board.format_version == 1
+
+
+def test_csp_is_first_in_head_and_hashes_every_inline_script_and_style(built_site: Path) -> None:
+    parser = _Inline()
+    parser.feed((built_site / "index.html").read_text())
+    tag, attrs = parser.head_children[0]
+    assert tag == "meta" and attrs["http-equiv"] == "Content-Security-Policy"
+    policy = {d.split()[0]: d.split()[1:] for d in str(attrs["content"]).split("; ")}
+    executable = [text for a, text in parser.scripts if a.get("type") != "application/json"]
+    assert len(executable) == 2  # plotly.js once, board.js
+    assert sorted(policy["script-src"]) == sorted(_sha(t) for t in executable)
+    assert set(policy["style-src"]) == {_sha(t) for t in parser.styles} | {_sha("")}
+    assert policy["default-src"] == ["'none'"] and policy["connect-src"] == ["'none'"]
+    assert "'unsafe-inline'" not in str(attrs["content"])
+    assert "'unsafe-eval'" not in str(attrs["content"])
+
+
+def test_contributor_strings_are_escaped_in_the_source(built_site: Path) -> None:
+    page = (built_site / "index.html").read_text()
+    assert XSS_NAME not in page and XSS_NOTE not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert page.count("<script") == 3  # data block, plotly.js, board.js: nothing injected
+    data = re.search(r'<script type="application/json" id="board-data">(.*?)</script>', page, re.S)
+    assert data is not None
+    parsed = json.loads(data.group(1))
+    names = [e["display_name"] for c in parsed["board"]["cohorts"] for e in c["entries"]]
+    assert XSS_NAME in names
+
+
+def test_links_are_https_only(
+    board_inputs: Path, make_options: Callable[..., Any], tmp_path: Path
+) -> None:
+    with pytest.raises(BoardUsageError) as info:
+        build(make_options(board_inputs, tmp_path / "s", repo_url="javascript:alert(1)//"))
+    assert info.value.code == "BOARD_REPO_URL"
+    board = json.loads((board_inputs / "site" / "board.json").read_text())
+    links = [f["transcript"] for c in board["cohorts"] for e in c["entries"] for f in e["failed"]]
+    assert links and all(link.startswith("https://github.com/example/") for link in links)
+
+
+def test_strict_failure_leaves_the_old_site_untouched(
+    board_inputs: Path, make_options: Callable[..., Any]
+) -> None:
+    out = board_inputs / "site-strict"
+    build(make_options(board_inputs, out))
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with pytest.raises(BoardBuildError) as info:
+        build(make_options(board_inputs, out, strict=True, seed=5))
+    assert info.value.code == "BOARD_STRICT"
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    leftovers = [p.name for p in board_inputs.iterdir() if p.name.startswith(".site-strict")]
+    assert leftovers == []
+
+
+def test_a_broken_template_fails_and_keeps_the_site(
+    board_inputs: Path, make_options: Callable[..., Any], tmp_path: Path
+) -> None:
+    out = board_inputs / "site-template"
+    build(make_options(board_inputs, out))
+    before = (out / "index.html").read_bytes()
+    with pytest.raises(BoardBuildError) as info:
+        build(make_options(board_inputs, out, templates=tmp_path, seed=9))
+    assert info.value.code == "BOARD_TEMPLATE"
+    assert (out / "index.html").read_bytes() == before
+
+
+def test_board_rows_from_real_runs(built_site: Path) -> None:
+    board = Board.model_validate_json((built_site / "board.json").read_text())
+    assert len(board.cohorts) == 2
+    synthetic = next(c for c in board.cohorts if any(e.entrant == "xss" for e in c.entries))
+    rows = {e.entrant: e for e in synthetic.entries}
+    assert rows["fragile"].display_name == "Fragile Stack"  # latest, not the better old run
+    assert rows["fragile"].error_rate == pytest.approx(6 / 24)
+    assert rows["xss"].safety and rows["xss"].cost_usd is None
+    assert synthetic.cost_not_measured == [rows["xss"].key]
+    assert rows["tied-one"].rank == rows["tied-two"].rank
+    assert rows["fragile"].pass_hat_k is not None and rows["fragile"].flakiness is not None
+
+
+def test_cli_builds_and_reports_errors(board_inputs: Path, tmp_path: Path) -> None:
+    from bench.cli.board_cmd import board
+
+    repo = Path(__file__).resolve().parents[2]
+    args = [
+        "build", "--runs", str(board_inputs / "runs"), "--results", str(tmp_path / "none"),
+        "--out", str(tmp_path / "site"), "--templates", str(repo / "site_templates"),
+        "--methodology", str(repo / "docs" / "METHODOLOGY.md"), "--resamples", "200",
+    ]  # fmt: skip
+    result = CliRunner().invoke(board, args)
+    assert result.exit_code == 0, result.output
+    assert f"wrote {tmp_path / 'site' / 'index.html'}" in result.output
+    result = CliRunner().invoke(board, [*args, "--strict"])
+    assert isinstance(result.exception, BoardBuildError)
+    assert result.exception.exit_code == 3
+
+
+def test_importing_the_command_pulls_in_no_numpy_or_plotly() -> None:
+    code = (
+        "import sys, bench.cli.board_cmd, bench.board;"
+        "print(sorted(m for m in ('numpy', 'plotly', 'scipy', 'jinja2') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
