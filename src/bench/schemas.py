@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bench.core.trace import Trace
 from bench.board.model import Board
+from bench.core.trace import Trace
 from bench.records.bundle import BundleManifest
 from bench.records.run import AttemptRecord, RunConfig, RunStatus
 from bench.reports.jsonreport import RunReport

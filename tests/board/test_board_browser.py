@@ -38,7 +38,7 @@ def _chromium() -> str:
     return found
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(built_site: Path) -> Iterator[Any]:
     # the site is built first: start_run uses asyncio.run, which cannot run inside
     # Playwright's sync event loop

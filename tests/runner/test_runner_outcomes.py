@@ -207,3 +207,14 @@ def test_malformed_tool_arguments_are_the_models_error(mini: Path) -> None:
         '{"error":"the arguments are not a JSON object: Expecting value"}'
     )
     assert record.value == 0.0
+
+
+def test_a_run_started_inside_a_running_event_loop_still_runs(mini: Path) -> None:
+    # A notebook, or a Playwright session, already runs a loop in this thread.
+    import asyncio
+
+    async def inside() -> str:
+        _, status = start_run(request(mini, "good", task_ids=("qa-0001",)))
+        return status.status
+
+    assert asyncio.run(inside()) == "complete"

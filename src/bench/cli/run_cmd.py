@@ -54,6 +54,13 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
 @click.option("--seed", type=int, default=None, help="Seed recorded with the run.")
 @click.option("--resume", "resume_ref", help="Continue this run (id, prefix, path or 'latest').")
 @click.option(
+    "--shard",
+    "shard_text",
+    metavar="K/N",
+    help="Run only shard K of N (0-based; tasks sorted by id, task i in shard i mod N); "
+    "join the shards with 'bench merge'.",
+)
+@click.option(
     "--progress",
     type=click.Choice(["auto", "bar", "json", "none"]),
     default="auto",
@@ -95,6 +102,7 @@ def run(
     timeout: float | None,
     seed: int | None,
     resume_ref: str | None,
+    shard_text: str | None,
     progress: str,
     judge_file: Path | None,
     judge_cache: Path | None,
@@ -112,6 +120,7 @@ def run(
     from bench.reports import render_summary, summarize
     from bench.runner import JsonLinesProgress, NullProgress, RunRequest, resume_run, start_run
     from bench.runner.progress import ProgressSink
+    from bench.runner.shards import parse_shard
 
     def caps(prefix: str) -> Budget:
         return Budget(
@@ -149,6 +158,7 @@ def run(
         }
         or None,
         dotenv=env_file if env_file.is_file() else None,
+        shard=parse_shard(shard_text) if shard_text is not None else None,
     )
     mode = progress
     if mode == "auto":

@@ -187,3 +187,38 @@ def lint(path: Path, corpora: Path | None) -> None:
     if findings:
         raise SystemExit(1)
     click.echo(f"ok: {len(task_set.tasks)} task(s), no near-duplicates or leaks")
+
+
+@task.command(name="import")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Directory the task file <name>.yaml is written to.",
+)
+@click.option(
+    "--tools",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Tool world {tools: [{name, description, result}]} when FILE has no 'tools'.",
+)
+@click.option(
+    "--split",
+    type=click.Choice(["public", "private"]),
+    default="public",
+    show_default=True,
+    help="Split of the imported tasks.",
+)
+def import_cases(file: Path, out: Path, tools: Path | None, split: str) -> None:
+    """Import a one-screen case file (name, language, requires, tools, cases) into an ordinary
+    task file, one tool-trajectory task per case (docs/TASKSET.md has the mapping)."""
+    from bench.core.atomic import write_atomic
+    from bench.tasks.cases.convert import load_case_file, render_task_file, to_tasks
+
+    document = load_case_file(file, tools)
+    tasks = to_tasks(document, split=split, path=file)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"{document.name}.yaml"
+    write_atomic(target, render_task_file(tasks, file.name))
+    click.echo(f"wrote {len(tasks)} task(s) to {target}")

@@ -5,6 +5,9 @@ completion at a time, runs the tool calls the response asks for, and feeds the r
 until the response has no tool calls (that content is the answer to the user turn). The agent
 answers at every input user message that the input does not itself answer.
 
+Entrants that run their own loop (``kind: http-agent``) take another branch, ``agent.py``: one
+request per user turn, their tool calls served and recorded by the harness's tool server.
+
 Who is to blame is decided here: an exception from the target is the entrant's
 (``EntrantFault`` → *errored*); an exception from the mock world or our own code is ours
 (*harness fault*).
@@ -19,10 +22,11 @@ from typing import Any
 from bench.core.canonical import canonical_json
 from bench.core.errors import BenchError, EntrantError
 from bench.core.trace import Exchange, Message, ToolCall, Trace, Usage
-from bench.targets.base import ModelRequest, ModelResponse, Pricing, Target
+from bench.targets.base import ModelRequest, ModelResponse, Pricing, Target, is_agent
 from bench.tasks.model import Task
 from bench.world import World
 
+from .agent import ToolServer, run_agent_attempt
 from .budget import Meter, OverBudget
 
 
@@ -74,8 +78,12 @@ class Attempt:
     meter: Meter
     pricing: Pricing | None
     trace: TraceBuilder = field(default_factory=TraceBuilder)
+    tools: ToolServer | None = None  # agent-style targets: the run's tool server
 
     async def run(self) -> None:
+        if is_agent(self.target):
+            await run_agent_attempt(self, self.tools)
+            return
         spec = self.target.spec
         if spec.system_prompt:
             self.trace.messages.append(Message(role="system", content=spec.system_prompt))

@@ -4,6 +4,7 @@ write it once, and keep the run's status honest (``started`` → ``complete`` / 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -14,12 +15,13 @@ from bench.records.run import AttemptKey, AttemptRecord, RunConfig, RunStatus
 from bench.records.store import RunDir
 from bench.scorers import safety_violations, score_attempt
 from bench.scorers.judge.service import RunJudge
-from bench.targets.base import Target
+from bench.targets.base import Target, is_agent
 from bench.targets.cassette import current_attempt
 from bench.tasks.expectations import default_axis
 from bench.tasks.model import Task
 from bench.world import World
 
+from .agent import ToolServer
 from .attempt import Attempt, EntrantFault
 from .budget import Meter, OverBudget, effective_budget
 from .progress import NullProgress, ProgressSink
@@ -33,6 +35,7 @@ class RunPlan:
     target: Target
     corpora: CorpusLibrary
     judge: RunJudge | None = None
+    tools: ToolServer | None = None  # serves agent-style targets' tools; one per run
 
 
 async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptRecord:
@@ -47,6 +50,7 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
         world=World(task, corpus),
         meter=Meter(budget),
         pricing=plan.target.spec.pricing,
+        tools=plan.tools,
     )
     limits = [task.limits.timeout_s]
     if config.attempt_timeout_s is not None:
@@ -131,6 +135,12 @@ def _spend(meter: Meter, record: AttemptRecord) -> None:
 
 async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunStatus:
     """Run every attempt the run directory does not have yet; return the final status."""
+    if is_agent(plan.target) and plan.tools is None:
+        server = await ToolServer().start()
+        try:
+            return await execute(dataclasses.replace(plan, tools=server), progress)
+        finally:
+            await server.aclose()
     sink = progress or NullProgress()
     config = plan.config
     existing = plan.run.attempts()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,7 @@ from bench.world import check_task_set
 
 from .engine import RunPlan, execute
 from .progress import ProgressSink
+from .shards import Shard, ShardInfo, empty_shard, read_shard_info, write_shard_info
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class RunRequest:
     judge_cache: Path | None = None
     target_overrides: Mapping[str, str | None] | None = None
     dotenv: Path | None = None
+    shard: Shard | None = None  # run only this slice of the selection (docs/RUNS.md, Shards)
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class Prepared:
     tasks: TaskSet
     target: Target
     judge: RunJudge | None = None
+    shard: ShardInfo | None = None
 
     def close(self) -> None:
         if self.judge is not None:
@@ -86,6 +91,13 @@ def _target(request: RunRequest, store: RunStore) -> tuple[Target, str]:
         )
         return built, str(request.target_file)
     original = store.resolve(request.replay or "")
+    if original.config().target_kind == "http-agent":
+        raise UsageError(
+            f"run {original.run_id} is an http-agent run: an agent's own loop has no cassette "
+            "to replay (its turns are recorded in the traces)",
+            code="REPLAY_AGENT",
+            field="--replay",
+        )
     recorded = dict(original.config().target)
     recorded.update({"kind": "cassette", "callable": None, "cassette": str(original.path)})
     spec = TargetSpec.model_validate(recorded)
@@ -115,6 +127,21 @@ def prepare(
         raise InputError(
             f"no tasks in split '{request.split}'", code="TASKS_EMPTY", path=request.tasks
         )
+    selection_hash = task_set.content_hash()  # a shard keeps the whole selection's hash
+    shard: ShardInfo | None = None
+    if request.shard is not None:
+        all_ids = [task.id for task in task_set.tasks]
+        mine = request.shard.select(all_ids)
+        if not mine:
+            raise empty_shard(request.shard, len(all_ids), request.tasks)
+        task_set = task_set.select(None, mine)
+        shard = ShardInfo(
+            index=request.shard.index,
+            count=request.shard.count,
+            task_set_hash=selection_hash,
+            task_ids=mine,
+            all_task_ids=all_ids,
+        )
     target, target_file = _target(request, store)
     check_task_set(task_set)  # every corpus document parses and every world builds
     spec = target.spec
@@ -131,7 +158,7 @@ def prepare(
         comparable=spec.comparable(),
         task_set=TaskSetRef(
             path=str(request.tasks),
-            content_hash=task_set.content_hash(),
+            content_hash=selection_hash,
             split=request.split,
             task_ids=[task.id for task in task_set.tasks],
         ),
@@ -143,7 +170,7 @@ def prepare(
         seed=request.seed,
         judge=judge.describe() if judge is not None else None,
     )
-    return Prepared(config, task_set, target, judge)
+    return Prepared(config, task_set, target, judge, shard)
 
 
 def start_run(
@@ -162,6 +189,8 @@ def start_run(
     )
     try:
         run = store.create(prepared.config, status)
+        if prepared.shard is not None:
+            write_shard_info(run.path, prepared.shard)
         return run, _go(run, prepared, progress)
     finally:
         prepared.close()
@@ -174,6 +203,9 @@ def resume_run(
     store = RunStore(request.runs_dir)
     run = store.resolve(ref)
     old = run.config()
+    recorded_shard = read_shard_info(run.path)
+    if request.shard is None and recorded_shard is not None:
+        request = dataclasses.replace(request, shard=recorded_shard.shard)  # resume the same slice
     prepared = prepare(request, store, run_id=old.run_id, created=old.created_at)
     try:
         return run, _resume(run, old, prepared, progress)
@@ -234,7 +266,13 @@ def _go(run: RunDir, prepared: Prepared, progress: ProgressSink | None) -> RunSt
         finally:
             await prepared.target.aclose()
 
-    return asyncio.run(main())
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(main())
+    # A loop already runs in this thread (a notebook, a Playwright session): ours gets a thread.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, main()).result()
 
 
 __all__ = ["Prepared", "RunRequest", "prepare", "resume_run", "start_run"]

@@ -7,7 +7,7 @@ request/response pair that a cassette can record and replay, whatever the entran
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 from pydantic import Field, PrivateAttr
@@ -56,8 +56,10 @@ class Pricing(Strict):
         ) / 1_000_000
 
 
-TargetKind = Literal["scripted", "cassette", "openai", "anthropic"]
+TargetKind = Literal["scripted", "cassette", "openai", "anthropic", "http-agent"]
 HTTP_KINDS: tuple[TargetKind, ...] = ("openai", "anthropic")
+# Entrants that run their own tool loop (``AgentTarget``): one HTTP request per user turn.
+AGENT_KINDS: tuple[TargetKind, ...] = ("http-agent",)
 
 ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
@@ -119,7 +121,7 @@ class TargetSpec(Strict):
         None,
         repr=False,  # a URL can carry a token; reprs end up in logs
         description="openai: the API root the paths hang off (…/v1); anthropic: the host root "
-        "(https://api.anthropic.com)",
+        "(https://api.anthropic.com); http-agent: the URL each turn is POSTed to",
     )
     api_key_env: str | None = Field(
         None,
@@ -203,7 +205,41 @@ class Target(Protocol):
     async def aclose(self) -> None: ...
 
 
+@runtime_checkable
+class AgentTarget(Protocol):
+    """An entrant that runs its own tool loop (``kind: http-agent``). The harness calls
+    ``run_turn`` once per user turn with the conversation so far, the offered tools and the URL
+    of this attempt's tool server; the agent calls tools there and returns its answer.
+    ``run_turn`` may raise ``EntrantError``, like ``complete``."""
+
+    spec: TargetSpec
+
+    async def run_turn(
+        self, task_id: str, turn: int, messages: list[Message], tools: list[ToolDef], tools_url: str
+    ) -> AgentReply: ...
+
+    async def aclose(self) -> None: ...
+
+
+class AgentReply(Strict):
+    """One turn of an agent: its answer, the tokens it reports, and what went over the wire."""
+
+    answer: str
+    usage: Usage | None = None
+    request: dict[str, Any] = Field(description="the body sent, as recorded (no tools_url token)")
+    response: dict[str, Any] = Field(description="the body received, unknown keys included")
+
+
+def is_agent(target: object) -> bool:
+    """Whether the runner should hand this target the whole turn (``AgentTarget``)."""
+    spec = getattr(target, "spec", None)
+    return isinstance(target, AgentTarget) and getattr(spec, "kind", None) in AGENT_KINDS
+
+
 __all__ = [
+    "AGENT_KINDS",
+    "AgentReply",
+    "AgentTarget",
     "HTTP_KINDS",
     "ModelRequest",
     "ModelResponse",
@@ -214,5 +250,6 @@ __all__ = [
     "TargetSpec",
     "Timeouts",
     "endpoint_id",
+    "is_agent",
     "redact_url",
 ]

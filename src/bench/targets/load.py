@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,10 +13,11 @@ from bench.core.errors import InputError
 from bench.core.files import read_structured
 from bench.core.validation import describe
 
+from .agent import HttpAgentTarget
 from .anthropic import AnthropicTarget
-from .base import HTTP_KINDS, Target, TargetSpec
+from .base import AGENT_KINDS, HTTP_KINDS, Target, TargetSpec
 from .cassette import CassetteTarget, read_cassette
-from .config import check_base_url, resolve_spec
+from .config import HEADER_SAFE, check_base_url, read_dotenv, resolve_spec
 from .openai import OpenAITarget
 from .scripted import ScriptedTarget, resolve_callable
 
@@ -24,11 +26,11 @@ FIELD_KINDS: dict[str, tuple[str, ...]] = {
     "callable": ("scripted",),
     "cassette": ("cassette",),
     "provider": HTTP_KINDS,
-    "base_url": HTTP_KINDS,
-    "api_key_env": HTTP_KINDS,
+    "base_url": HTTP_KINDS + AGENT_KINDS,
+    "api_key_env": HTTP_KINDS + AGENT_KINDS,
     "stream": HTTP_KINDS,
-    "timeouts": HTTP_KINDS,
-    "retry": HTTP_KINDS,
+    "timeouts": HTTP_KINDS + AGENT_KINDS,
+    "retry": HTTP_KINDS + AGENT_KINDS,
     "max_tokens_param": ("openai",),
     "anthropic_version": ("anthropic",),
     "endpoint_id": (),
@@ -82,6 +84,8 @@ def build_target(
     given); see ``resolve_spec``. ``rng`` seeds the retry jitter (tests)."""
     if spec.kind in HTTP_KINDS:
         return _http_target(spec, source, env, dotenv, overrides, rng)
+    if spec.kind in AGENT_KINDS:
+        return _agent_target(spec, source, env, dotenv, overrides, rng)
     if spec.kind == "scripted":
         if not spec.callable:
             raise InputError(
@@ -123,6 +127,68 @@ def _http_target(
     if resolved.kind == "openai":
         return OpenAITarget(resolved, rng=rng)
     return AnthropicTarget(resolved, rng=rng)
+
+
+def _agent_target(
+    spec: TargetSpec,
+    source: Path,
+    env: Mapping[str, str] | None,
+    dotenv: Path | None,
+    overrides: Mapping[str, str | None] | None,
+    rng: random.Random | None,
+) -> Target:
+    """An ``http-agent``: ``--base-url``, ``--model`` and ``--api-key-env`` apply; the key (if
+    the file names one) comes from the environment, then the ``.env`` file."""
+    given = {k: v.strip() for k, v in (overrides or {}).items() if v is not None and v.strip()}
+    unknown = sorted(set(given) - {"base_url", "model", "api_key_env"})
+    if unknown:
+        raise InputError(
+            f"an http-agent target cannot take {', '.join(unknown)} (only base_url, model, "
+            "api_key_env)",
+            code="TARGET_INVALID",
+            path=source,
+            field=unknown[0],
+        )
+    if given:
+        data = {**spec.model_dump(exclude_unset=True), **given}
+        try:
+            spec = TargetSpec.model_validate(data)
+        except ValidationError as exc:
+            field, message = describe(exc)
+            raise InputError(
+                f"an override gave an invalid value: {message}",
+                code="TARGET_INVALID",
+                path=source,
+                field=field,
+            ) from None
+    if not spec.base_url:
+        raise InputError(
+            "an http-agent target needs a base_url (the URL each turn is POSTed to)",
+            code="TARGET_INVALID",
+            path=source,
+            field="base_url",
+        )
+    check_base_url(spec.base_url, source)
+    key: str | None = None
+    if spec.api_key_env is not None:
+        environment: Mapping[str, str] = os.environ if env is None else env
+        values = read_dotenv(dotenv) if dotenv is not None else {}
+        key = (environment.get(spec.api_key_env) or values.get(spec.api_key_env) or "").strip()
+        if not key:
+            raise InputError(
+                f"the environment variable {spec.api_key_env} (api_key_env) is not set",
+                code="TARGET_KEY_MISSING",
+                path=source,
+                field="api_key_env",
+            )
+        if not HEADER_SAFE.fullmatch(key):
+            raise InputError(
+                f"the key in {spec.api_key_env} has characters an HTTP header cannot carry",
+                code="TARGET_INVALID",
+                path=source,
+                field="api_key_env",
+            )
+    return HttpAgentTarget(spec.with_api_key(key), rng=rng)
 
 
 def load_target(
