@@ -16,12 +16,14 @@ EXAMPLES = re.findall(r"```python\n(.*?)```", (REPO / "docs" / "API.md").read_te
 
 def test_the_page_has_examples_and_the_api_is_pinned() -> None:
     assert len(EXAMPLES) >= 4
-    assert bench.api.__all__ == ["compare", "run", "show", "verify"]
+    assert bench.api.__all__ == ["build_board", "compare", "run", "show", "verify"]
 
 
 def test_every_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    shutil.copytree(REPO / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns(
-        "__pycache__"))  # fmt: skip
+    for name in ("examples", "site_templates"):
+        shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "docs").mkdir()
+    shutil.copy(REPO / "docs" / "METHODOLOGY.md", tmp_path / "docs" / "METHODOLOGY.md")
     monkeypatch.chdir(tmp_path)
     for number, code in enumerate(EXAMPLES, start=1):
         namespace: dict[str, object] = {"__name__": f"api_example_{number}"}

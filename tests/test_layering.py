@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "verify": {"core", "records", "signing", "scorers", "tasks", "corpus", "targets", "runner",
                "world"},
     "api": {"core", "tasks", "corpus", "world", "targets", "scorers", "stats", "records",
-            "runner", "reports", "signing", "verify"},
+            "runner", "reports", "signing", "verify", "board"},
     "cli": {"core", "tasks", "corpus", "world", "targets", "scorers", "stats", "records",
             "runner", "reports", "schemas", "testing", "signing", "verify", "board"},
 }  # fmt: skip

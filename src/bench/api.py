@@ -1,14 +1,18 @@
 """The Python API: the CLI's verbs as typed functions returning models, for people who script.
 
 Every function mirrors a command (``bench run``, ``bench show``, ``bench compare``,
-``bench verify``) and raises the same ``BenchError`` subclasses the CLI turns into exit codes.
+``bench verify``, ``bench board build``) and raises the same ``BenchError`` subclasses the
+CLI turns into exit codes.
 Runnable examples: ``docs/API.md`` (a test executes them).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import Any
 
+from bench.board import BuildOptions, BuildResult, build
 from bench.core.budget import Budget
 from bench.core.rng import DEFAULT_SEED
 from bench.records.store import RunStore
@@ -71,4 +75,12 @@ def verify(bundle: str | Path, options: VerifyOptions | None = None) -> BundleVe
     return verify_bundle(Path(bundle), options)
 
 
-__all__ = ["compare", "run", "show", "verify"]
+def build_board(options: BuildOptions | None = None, **fields: Any) -> BuildResult:
+    """Build the board (``bench board build``): ``BuildOptions`` or its fields as keywords."""
+    chosen = options or BuildOptions()
+    if fields:
+        chosen = dataclasses.replace(chosen, **fields)
+    return build(chosen)
+
+
+__all__ = ["build_board", "compare", "run", "show", "verify"]

@@ -42,24 +42,35 @@ class RunsLoader:
     root: Path
 
     def load(self, repo_url: str | None) -> list[tuple[EntryInput, bytes]]:
-        from bench.reports.summary import summarize
+        return [_from_run(run, self.root.name, repo_url) for run in RunStore(self.root).runs()]
 
-        out = []
-        for run in RunStore(self.root).runs():
-            try:
-                summary = summarize(run)
-            except BenchError as exc:
-                raise BoardInputError(exc.message, path=exc.path, field=exc.field) from None
-            entry = from_summary(
-                summary,
-                source="run",
-                source_path=f"{self.root.name}/{run.run_id}",
-                verified=False,
-                verified_note="local run, not verified",
-                repo_url=repo_url,
-            )
-            out.append((entry, _digest(summary.config, summary.status, summary.records)))
-        return out
+
+@dataclass(frozen=True)
+class RunLoader:
+    """One run directory: the board of a single run is its HTML report (``bench report``)."""
+
+    run: RunDir
+
+    def load(self, repo_url: str | None) -> list[tuple[EntryInput, bytes]]:
+        return [_from_run(self.run, self.run.path.parent.name, repo_url)]
+
+
+def _from_run(run: RunDir, root_name: str, repo_url: str | None) -> tuple[EntryInput, bytes]:
+    from bench.reports.summary import summarize
+
+    try:
+        summary = summarize(run)
+    except BenchError as exc:
+        raise BoardInputError(exc.message, path=exc.path, field=exc.field) from None
+    entry = from_summary(
+        summary,
+        source="run",
+        source_path=f"{root_name}/{run.run_id}",
+        verified=False,
+        verified_note="local run, not verified",
+        repo_url=repo_url,
+    )
+    return entry, _digest(summary.config, summary.status, summary.records)
 
 
 @dataclass(frozen=True)
@@ -141,4 +152,4 @@ def load_all(loaders: Iterable[Loader], repo_url: str | None) -> tuple[list[Entr
     return [entry for entry, _ in loaded], h.hexdigest()
 
 
-__all__ = ["BundlesLoader", "Loader", "RunsLoader", "load_all"]
+__all__ = ["BundlesLoader", "Loader", "RunLoader", "RunsLoader", "load_all"]

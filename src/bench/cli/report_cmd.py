@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import click
 
 from .common import CONTEXT, runs_dir_option
+
+if TYPE_CHECKING:
+    from bench.records.store import RunDir
 
 
 @click.command(context_settings=CONTEXT)
@@ -15,7 +18,7 @@ from .common import CONTEXT, runs_dir_option
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["terminal", "markdown", "junit", "json"]),
+    type=click.Choice(["terminal", "markdown", "junit", "json", "html"]),
     default="terminal",
     show_default=True,
     help="Report format.",
@@ -25,16 +28,66 @@ from .common import CONTEXT, runs_dir_option
     type=click.Path(path_type=Path),
     help="Write here instead of stdout; a directory gets <run_id>.<md|xml|json|txt>.",
 )
+@click.option(
+    "--templates",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("site_templates"),
+    show_default=True,
+    help="html: the board's templates (the report is a board of one run).",
+)
+@click.option(
+    "--methodology",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=Path("docs/METHODOLOGY.md"),
+    show_default=True,
+    help="html: the methodology section.",
+)
 @runs_dir_option
-def report(run_ref: str, fmt: str, out: Path | None, runs_dir: Path) -> None:
-    """Write a report of RUN (an id, a unique prefix, a path, or 'latest')."""
+def report(
+    run_ref: str, fmt: str, out: Path | None, templates: Path, methodology: Path, runs_dir: Path
+) -> None:
+    """Write a report of RUN (an id, a unique prefix, a path, or 'latest').
+
+    html is one self-contained page, built with the board's templates and escaping rules.
+    """
     from bench.records.store import RunStore
     from bench.reports import summarize
     from bench.reports.output import ReportFormat, render_report, write_report
 
-    summary = summarize(RunStore(runs_dir).resolve(run_ref))
+    run = RunStore(runs_dir).resolve(run_ref)
+    if fmt == "html":
+        click.echo(f"wrote {_html(run, out, templates, methodology)}")
+        return
+    summary = summarize(run)
     chosen = cast(ReportFormat, fmt)
     if out is None:
         click.echo(render_report(summary, chosen), nl=False)
         return
     click.echo(f"wrote {write_report(summary, chosen, out)}")
+
+
+def _html(run: RunDir, out: Path | None, templates: Path, methodology: Path) -> Path:
+    import shutil
+    import tempfile
+
+    from bench.board import BuildOptions, build
+    from bench.board.load import RunLoader
+
+    if out is None:
+        out = Path(f"{run.run_id}.html")
+    elif out.is_dir():
+        out = out / f"{run.run_id}.html"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=".report-") as scratch:
+        result = build(
+            BuildOptions(
+                runs=None,
+                results=None,
+                out=Path(scratch) / "site",
+                templates=templates,
+                methodology=methodology,
+                extra_loaders=(RunLoader(run),),
+            )
+        )
+        shutil.copyfile(result.index, out)
+    return out

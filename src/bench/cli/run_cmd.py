@@ -89,6 +89,19 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
     show_default=True,
     help="A .env file read for provider settings (ignored when absent).",
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="The summary at the end: text, or the versioned JSON report (schema/report).",
+)
+@click.option(
+    "--fail-on-safety",
+    is_flag=True,
+    help="Exit 1 when any attempt recorded a safety violation (for CI).",
+)
 @runs_dir_option
 def run(
     tasks_path: Path,
@@ -111,6 +124,8 @@ def run(
     model: str | None,
     api_key_env: str | None,
     env_file: Path,
+    fmt: str,
+    fail_on_safety: bool,
     runs_dir: Path,
     **budgets: float | None,
 ) -> None:
@@ -184,13 +199,21 @@ def run(
         index_run(db, run_dir.path)
     finally:
         db.close()
-    if mode == "json":
-        return
     summary = summarize(run_dir)
-    for line in render_summary(summary):
-        click.echo(line)
-    click.echo(f"  run directory {run_dir.path}")
-    failed = len(summary.failures)
-    click.echo(f"  {failed} failed task(s): bench show {status.run_id} --runs-dir {runs_dir}")
+    if fmt == "json":
+        from bench.reports.jsonreport import render_json
+
+        click.echo(render_json(summary), nl=False)
+    elif mode != "json":
+        for line in render_summary(summary):
+            click.echo(line)
+        click.echo(f"  run directory {run_dir.path}")
+        failed = len(summary.failures)
+        click.echo(f"  {failed} failed task(s): bench show {status.run_id} --runs-dir {runs_dir}")
     if status.status == "partial":
         click.echo(json.dumps({"partial": status.partial_reason}), err=True)
+    if fail_on_safety and summary.safety:
+        click.echo(
+            f"{len(summary.safety)} safety violation(s): failing (--fail-on-safety)", err=True
+        )
+        sys.exit(1)
