@@ -89,3 +89,17 @@ def test_html_report_is_one_self_contained_page(mini: Path, monkeypatch: object)
     assert _external_resources(html) == []
     assert sorted(p.name for p in out.iterdir()) == [page.name]  # no scratch left behind
     shutil.rmtree(out)
+
+
+def test_language_selects_tasks_and_reports_show_per_language_scores(mini: Path) -> None:
+    path = mini / "tasks" / "mini.yaml"
+    text = path.read_text()
+    marker = "  - id: qa-0002\n    family: grounded-qa\n    split: public\n"
+    path.write_text(text.replace(marker, marker + "    language: tr\n"))
+    code, out, err = _run(mini, "--language", "tr")
+    assert code == 0, err
+    assert "over 1 task(s)" in out
+    code, out, _ = _run(mini, "--format", "json")
+    assert json.loads(out)["languages"] == {"en": 1.0, "tr": 1.0}
+    code, out, _ = _run(mini)
+    assert "languages (plain means): en 1.000 (3) · tr 1.000 (1)" in out

@@ -46,6 +46,7 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
 @click.option("--corpora", type=click.Path(path_type=Path, file_okay=False), help="Corpus root.")
 @click.option("--split", type=click.Choice(["public", "private"]), help="Only this split.")
 @click.option("--task", "task_ids", multiple=True, help="Only this task id (repeatable).")
+@click.option("--language", help="Only tasks written in this language (e.g. tr).")
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
 @click.option(
@@ -110,6 +111,7 @@ def run(
     corpora: Path | None,
     split: str | None,
     task_ids: tuple[str, ...],
+    language: str | None,
     repeats: int,
     concurrency: int,
     timeout: float | None,
@@ -152,6 +154,7 @@ def run(
         corpus_root=corpora,
         split=split,
         task_ids=task_ids or None,
+        language=language,
         repeats=repeats,
         concurrency=concurrency,
         attempt_timeout_s=timeout,

@@ -26,6 +26,7 @@ class TaskSetRef(Strict):
     content_hash: str
     split: Literal["public", "private"] | None
     task_ids: list[str]
+    language: str | None = Field(None, description="only tasks in this language, when chosen")
 
 
 class RunConfig(Strict):
@@ -126,6 +127,7 @@ class AttemptRecord(Strict):
     task_fingerprint: str
     family: str
     split: str
+    language: str = "en"
     repeat: int = Field(ge=0)
     outcome: Outcome
     value: float | None = Field(None, ge=0, le=1, description="None unless scored/failed")

@@ -75,6 +75,9 @@ class RunReport(Strict):
     not_scorable: list[ReportUnscorable]
     skipped: list[AttemptKey]
     warnings: list[str]
+    languages: dict[str, float] = Field(
+        default_factory=dict, description="language → mean task value (plain, per language)"
+    )
 
 
 def build_report(summary: RunSummary) -> RunReport:
@@ -116,6 +119,7 @@ def build_report(summary: RunSummary) -> RunReport:
         not_scorable=[ReportUnscorable(task_id=t, reason=r) for t, r in summary.not_scorable],
         skipped=list(summary.status.skipped),
         warnings=[] if head is None else list(head.warnings),
+        languages={lang: mean for lang, (mean, _) in summary.languages.items()},
     )
 
 

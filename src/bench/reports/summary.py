@@ -55,6 +55,8 @@ class RunSummary:
     harness_faults: int
     safety: tuple[tuple[str, int, str], ...]
     """(task id, repeat, what happened) for every safety violation."""
+    languages: dict[str, tuple[float, int]]
+    """Language → (mean task value, tasks), over scorable tasks; per-language, not stratified."""
 
     @property
     def passed_tasks(self) -> int:
@@ -182,7 +184,16 @@ def summarize(run: RunDir, seed: int | None = None) -> RunSummary:
         note = f"${cost:.6f}"
     from bench.stats import axis_view
 
+    by_language: dict[str, list[float]] = defaultdict(list)
+    for score in scorable:
+        if score.value is not None:
+            by_language[by_task[score.task_id][0].language].append(score.value)
+    languages = {
+        lang: (math.fsum(values) / len(values), len(values))
+        for lang, values in sorted(by_language.items())
+    }
     return RunSummary(
+        languages=languages,
         axes=axis_view(axis_values(by_task)),
         safety=tuple((r.task_id, r.repeat, text) for r in records for text in r.safety_violations),
         config=config,

@@ -78,6 +78,9 @@ def render_summary(summary: RunSummary) -> list[str]:
             for name, mean in sorted(head.family_means.items())
         ]
         lines.append("  family means: " + " · ".join(parts))
+    if len(summary.languages) > 1:
+        parts = [f"{lang} {mean:.3f} ({n})" for lang, (mean, n) in summary.languages.items()]
+        lines.append("  languages (plain means): " + " · ".join(parts))
     axes = summary.axes
     if axes.score is not None:
         parts = [f"{axis} {value:.3f} ({axes.counts[axis]})" for axis, value in axes.axes.items()]

@@ -111,6 +111,7 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
         task_fingerprint=task.fingerprint(),
         family=task.family,
         split=task.split,
+        language=task.language,
         repeat=repeat,
         outcome=outcome,
         value=value,

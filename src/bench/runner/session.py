@@ -51,7 +51,10 @@ class RunRequest:
     judge_cache: Path | None = None
     target_overrides: Mapping[str, str | None] | None = None
     dotenv: Path | None = None
-    shard: Shard | None = None  # run only this slice of the selection (docs/RUNS.md, Shards)
+    # Run only this slice of the selection (docs/RUNS.md, Shards).
+    shard: Shard | None = None
+    # Only tasks written in this language (e.g. "tr").
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,7 @@ def prepare(
     if request.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
     task_set = load_task_set(request.tasks, request.corpus_root).select(
-        request.split, request.task_ids
+        request.split, request.task_ids, request.language
     )
     if request.task_ids:
         missing = sorted(set(request.task_ids) - set(task_set.by_id()))
@@ -161,6 +164,7 @@ def prepare(
             content_hash=selection_hash,
             split=request.split,
             task_ids=[task.id for task in task_set.tasks],
+            language=request.language,
         ),
         repeats=request.repeats,
         concurrency=request.concurrency,

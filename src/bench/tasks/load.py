@@ -36,12 +36,19 @@ class TaskSet:
     files: tuple[Path, ...]
     origins: tuple[tuple[str, str, str], ...] = ()  # (task id, file, "tasks[i] (id)")
 
-    def select(self, split: str | None = None, ids: Iterable[str] | None = None) -> TaskSet:
+    def select(
+        self,
+        split: str | None = None,
+        ids: Iterable[str] | None = None,
+        language: str | None = None,
+    ) -> TaskSet:
         wanted = set(ids) if ids is not None else None
         chosen = tuple(
             task
             for task in self.tasks
-            if (split is None or task.split == split) and (wanted is None or task.id in wanted)
+            if (split is None or task.split == split)
+            and (wanted is None or task.id in wanted)
+            and (language is None or task.language == language)
         )
         return TaskSet(self.source, self.corpus_root, chosen, self.files, self.origins)
 
