@@ -13,13 +13,10 @@ from .common import CONTEXT, format_option
 
 
 def bm25_ranker(message: str, world: Sequence[tuple[str, str]], k: int) -> list[str]:
-    """The top ``k`` tools for ``message`` by BM25 over each tool's name and description
-    (``bench.corpus``: same tokeniser, IDF and tie-break by name). A tool sharing no word with
-    the message is never shown."""
-    from bench.corpus import Corpus, Passage
+    """The runner's own tool selection (``bench.world.selection``), so check and run agree."""
+    from bench.world.selection import rank_tools
 
-    passages = [Passage.create(name, "tool", name, description) for name, description in world]
-    return [passage.doc for passage in Corpus(passages).search(message, k=k)]
+    return rank_tools(message, world, k)
 
 
 def _load(path: Path, tools: Path | None) -> list[Any]:
@@ -83,6 +80,13 @@ def _policy_file(path: Path) -> Any:
     default=None,
     help="Tool world {tools: [{name, description, result}]} for case files without 'tools'.",
 )
+@click.option(
+    "--target",
+    "target_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Take the policy (and the available tools) from this target file's tool_selection.",
+)
 @format_option
 @click.pass_context
 def check(
@@ -93,6 +97,7 @@ def check(
     policy_file: Path | None,
     available: tuple[str, ...],
     tools: Path | None,
+    target_file: Path | None,
     fmt: str,
 ) -> None:
     """Check the cases under PATH (one-screen case files or task files) before any model runs.
@@ -109,6 +114,11 @@ def check(
 
     try:
         settings = _policy_file(policy_file) if policy_file is not None else None
+        if settings is None and target_file is not None:
+            from bench.targets.load import read_target_spec
+            from bench.tasks.cases.check import PolicyFile
+
+            settings = read_target_spec(target_file).tool_selection or PolicyFile()
         kind = policy_kind or (settings.policy if settings is not None else "all")
         size = k if k is not None else (settings.k if settings is not None else 9)
         have: list[str] | None = list(available) or None

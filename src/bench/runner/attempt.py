@@ -25,6 +25,7 @@ from bench.core.trace import Exchange, Message, ToolCall, Trace, Usage
 from bench.targets.base import ModelRequest, ModelResponse, Pricing, Target, is_agent
 from bench.tasks.model import Task
 from bench.world import World
+from bench.world.selection import select_tool_defs
 
 from .agent import ToolServer, run_agent_attempt
 from .budget import Meter, OverBudget
@@ -100,6 +101,11 @@ class Attempt:
         spec = self.target.spec
         params: dict[str, Any] = dict(spec.params)
         tools = self.world.tool_defs()
+        selection = spec.tool_selection
+        if selection is not None and selection.policy == "top-k":
+            # Shown as a router would: the top k for the latest user message.
+            asked = next((m.content for m in reversed(self.trace.messages) if m.role == "user"), "")
+            tools = select_tool_defs(tools, asked, selection.policy, selection.k)
         if tools and spec.tool_choice != "auto":
             params["tool_choice"] = spec.tool_choice
         return ModelRequest(

@@ -16,6 +16,7 @@ from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.ids import ID_PATTERN
 from bench.core.models import FORMAT_VERSION, Strict
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
+from bench.tasks.cases.check import PolicyFile
 
 
 class ModelRequest(Strict):
@@ -110,6 +111,11 @@ class TargetSpec(Strict):
     params: dict[str, Any] = Field(default_factory=dict)
     system_prompt: str | None = None
     tool_choice: Literal["auto", "required", "none"] = "auto"
+    tool_selection: PolicyFile | None = Field(
+        None,
+        description="which tools the model is shown per message: all, or the top k by BM25 "
+        "over name and description (as a router would); also read by 'bench check --target'",
+    )
     provider: str | None = Field(
         None,
         pattern=r"^[A-Za-z0-9_]+$",
@@ -172,6 +178,12 @@ class TargetSpec(Strict):
             "params": self.params,
             "system_prompt": self.system_prompt,
             "tool_choice": self.tool_choice,
+            # Only when set, so runs from before the field existed keep their fingerprints.
+            **(
+                {"tool_selection": self.tool_selection.model_dump(mode="json")}
+                if self.tool_selection is not None
+                else {}
+            ),
         }
 
 
