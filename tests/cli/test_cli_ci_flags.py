@@ -103,3 +103,12 @@ def test_language_selects_tasks_and_reports_show_per_language_scores(mini: Path)
     assert json.loads(out)["languages"] == {"en": 1.0, "tr": 1.0}
     code, out, _ = _run(mini)
     assert "languages (plain means): en 1.000 (3) · tr 1.000 (1)" in out
+
+
+def test_every_run_writes_its_markdown_report(mini: Path) -> None:
+    code, out, _ = _run(mini)
+    assert code == 0
+    [report] = list((mini / "runs" / "reports").glob("*/*/*.md"))
+    assert f"  report {report}" in out
+    text = report.read_text(encoding="utf-8")
+    assert "mini good" in text

@@ -65,7 +65,7 @@ def test_run_show_and_compare(mini: Path) -> None:
     by_name = {
         json.loads((p / "config.json").read_text())["entrant"]: p.name
         for p in runs.iterdir()
-        if p.is_dir()
+        if (p / "config.json").is_file()
     }
     first, second = by_name["mini-good"], by_name["mini-crashes-on-refunds"]
     code, out, _ = invoke("compare", first, second, "--runs-dir", runs)

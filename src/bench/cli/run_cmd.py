@@ -203,6 +203,12 @@ def run(
     finally:
         db.close()
     summary = summarize(run_dir)
+    from bench.reports.output import write_report
+
+    # Written for every run, beside the runs: runs/reports/YYYY/MM/<run_id>.md.
+    started = summary.status.started_at
+    where = runs_dir / "reports" / f"{started:%Y}" / f"{started:%m}" / f"{status.run_id}.md"
+    written = write_report(summary, "markdown", where)
     if fmt == "json":
         from bench.reports.jsonreport import render_json
 
@@ -211,6 +217,7 @@ def run(
         for line in render_summary(summary):
             click.echo(line)
         click.echo(f"  run directory {run_dir.path}")
+        click.echo(f"  report {written}")
         failed = len(summary.failures)
         click.echo(f"  {failed} failed task(s): bench show {status.run_id} --runs-dir {runs_dir}")
     if status.status == "partial":

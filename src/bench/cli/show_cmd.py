@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -26,7 +27,12 @@ def show(run_ref: str, task_id: str | None, runs_dir: Path, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(_as_json(summary, task_id), indent=2, sort_keys=True))
         return
-    click.echo(render_show(summary), nl=False)
+    if sys.stdout.isatty():
+        from .rich_show import print_show
+
+        print_show(summary)  # the same content, the failures as a table
+    else:
+        click.echo(render_show(summary), nl=False)
     if task_id:
         text = render_task(summary, task_id)
         if text is None:
