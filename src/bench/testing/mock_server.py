@@ -1,5 +1,9 @@
 """A mock inference server for tests and demos: OpenAI-compatible and Anthropic, loopback only.
 
+One module on purpose, above the 800-line cap: it is copied or run stand-alone
+(``python -m bench.testing.mock_server``) with the standard library only, so it must not
+import the rest of the package; splitting it would only spread the wire formats over files.
+
 Endpoints: ``GET /health``, ``GET /v1/models``, ``POST /v1/chat/completions`` (streamed or not)
 and ``POST /v1/messages`` (Anthropic, streamed or not). It declares itself (``Server:
 bench-mock/1``, ``owned_by: bench-mock``, ``/health`` ``service``) so ``bench probe`` can name it,
