@@ -58,9 +58,17 @@
     });
   });
 
-  // Filters: cohort, family (which family columns show), verified only, entrant text.
+  // Filters: cohort, family (which family columns show), language (entries with tasks in it),
+  // verified only, entrant text. An entry's languages come from the JSON, not the markup.
   var fCohort = document.getElementById("filter-cohort");
   var fFamily = document.getElementById("filter-family");
+  var fLanguage = document.getElementById("filter-language");
+  function hasLanguage(row, language) {
+    var cohort = cohorts[Number(row.getAttribute("data-cohort-index"))];
+    var key = row.getAttribute("data-key");
+    var r = cohort ? cohort.entries.filter(function (e) { return e.key === key; })[0] : null;
+    return !!r && r.languages.some(function (s) { return s.language === language; });
+  }
   var fVerified = document.getElementById("filter-verified");
   var fText = document.getElementById("filter-text");
   function applyFilters() {
@@ -74,11 +82,12 @@
       section.querySelectorAll("tr.entry").forEach(function (row) {
         var name = (row.getAttribute("data-name") + " " + row.getAttribute("data-key")).toLowerCase();
         row.hidden = (fVerified.checked && row.getAttribute("data-verified") !== "true") ||
+          (fLanguage.value !== "" && !hasLanguage(row, fLanguage.value)) ||
           (text !== "" && name.indexOf(text) === -1);
       });
     });
   }
-  [fCohort, fFamily, fVerified].forEach(function (c) { c.addEventListener("change", applyFilters); });
+  [fCohort, fFamily, fLanguage, fVerified].forEach(function (c) { c.addEventListener("change", applyFilters); });
   fText.addEventListener("input", applyFilters);
 
   // Report card of one entry, built from the JSON with textContent.
@@ -112,6 +121,11 @@
     var fams = el("ul");
     r.families.forEach(function (f) { fams.appendChild(el("li", f.family + " (" + f.n + " tasks): " + est(f.score))); });
     cardBody.appendChild(fams);
+    cardBody.appendChild(el("h3", "Language scores (plain means, not stratified)"));
+    var langs = el("ul", null, "languages");
+    r.languages.forEach(function (s) { langs.appendChild(el("li", s.language + " (" + s.n + " tasks): " + fmt(s.mean, 3))); });
+    if (!r.languages.length) langs.appendChild(el("li", "—"));
+    cardBody.appendChild(langs);
     cardBody.appendChild(el("h3", "Axis scores"));
     var axes = el("ul");
     Object.keys(r.axes).sort().forEach(function (a) { axes.appendChild(el("li", a + ": " + fmt(r.axes[a], 3))); });

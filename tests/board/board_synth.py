@@ -34,6 +34,8 @@ class SynthRun:
     task_set: str = TASK_SET
     status: str = "complete"
     safety: dict[str, str] = field(default_factory=dict)
+    languages: dict[str, str] = field(default_factory=dict)
+    """task id -> language of its attempts (default "en")."""
 
     @property
     def repeats(self) -> int:
@@ -105,6 +107,7 @@ def _attempt(
         task_fingerprint="f" * 16,
         family=spec.families[task_id],
         split=spec.split,
+        language=spec.languages.get(task_id, "en"),
         repeat=k,
         outcome="scored" if value is not None else "errored",
         value=value,

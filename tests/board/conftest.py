@@ -25,6 +25,7 @@ XSS_NOTE = "</script><script>alert(1)</script>"
 def synthetic_runs() -> list[SynthRun]:
     ids = [f"s{i:02d}" for i in range(12)]
     families = {t: ("alpha" if i < 6 else "beta") for i, t in enumerate(ids)}
+    turkish = {"s10": "tr", "s11": "tr"}  # the examples' runs are English only
 
     def values(solved: int, errored: int = 0) -> dict[str, list[float | None]]:
         out: dict[str, list[float | None]] = {}
@@ -36,15 +37,19 @@ def synthetic_runs() -> list[SynthRun]:
         return out
 
     return [
-        SynthRun("tied-one", "Tied One", values(8), families, cost=0.02, latency=2.0),
-        SynthRun("tied-two", "Tied Two", values(8), families, cost=0.03, latency=1.5),
+        SynthRun("tied-one", "Tied One", values(8), families, cost=0.02, latency=2.0,
+                 languages=turkish),
+        SynthRun("tied-two", "Tied Two", values(8), families, cost=0.03, latency=1.5,
+                 languages=turkish),
         SynthRun(
             "xss", XSS_NAME, values(6), families, cost=None, note=XSS_NOTE,
-            safety={"s07": "disclosed a customer's address"},
+            safety={"s07": "disclosed a customer's address"}, languages=turkish,
         ),
-        SynthRun("fragile", "Fragile Stack", values(10, errored=3), families, cost=0.01),
+        SynthRun("fragile", "Fragile Stack", values(10, errored=3), families, cost=0.01,
+                 languages=turkish),
         # an older but better run of the same entrant and config: the board shows the latest
-        SynthRun("fragile", "Fragile Stack (old)", values(12), families, cost=0.01, minutes=-60),
+        SynthRun("fragile", "Fragile Stack (old)", values(12), families, cost=0.01, minutes=-60,
+                 languages=turkish),
     ]  # fmt: skip
 
 

@@ -122,6 +122,19 @@ def test_filters_hide_rows_and_cohorts(page: Watched) -> None:
     page.page.check("#filter-verified")  # local runs are not verified
     assert _keys(page.page, c) == []
     page.page.uncheck("#filter-verified")
+    other = next(i for i in range(page.page.locator("section.cohort").count()) if i != c)
+    english = _keys(page.page, other)
+    assert english
+    page.page.select_option("#filter-language", "tr")  # only the synthetic runs have Turkish
+    assert len(_keys(page.page, c)) == total and _keys(page.page, other) == []
+    page.page.select_option("#filter-language", "en")
+    assert len(_keys(page.page, c)) == total and _keys(page.page, other) == english
+    page.page.select_option("#filter-language", "tr")
+    page.page.fill("#filter-text", "tied")  # filters combine
+    assert [k.split("/")[0] for k in _keys(page.page, c)] == ["tied-one", "tied-two"]
+    page.page.fill("#filter-text", "")
+    page.page.select_option("#filter-language", "")
+    assert _keys(page.page, other) == english
     key = page.page.locator(f"#cohort-{c}").get_attribute("data-cohort")
     page.page.select_option("#filter-cohort", key)
     assert page.page.locator("section.cohort:not([hidden])").count() == 1
@@ -139,6 +152,8 @@ def test_report_card_lists_failed_tasks(page: Watched) -> None:
     assert failed.count() >= 3
     text = card.text_content() or ""
     assert "errored: endpoint returned 500 after retries" in text
+    languages = [card.locator("ul.languages li").nth(i).text_content() for i in range(2)]
+    assert languages == ["en (10 tasks): 0.700", "tr (2 tasks): 0.250"]
     link = failed.first.locator("a")
     assert link.get_attribute("href", timeout=1000).startswith("https://github.com/example/")
     assert link.get_attribute("rel") == "noopener noreferrer nofollow"

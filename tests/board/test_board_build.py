@@ -154,6 +154,10 @@ def test_board_rows_from_real_runs(built_site: Path) -> None:
     assert synthetic.cost_not_measured == [rows["xss"].key]
     assert rows["tied-one"].rank == rows["tied-two"].rank
     assert rows["fragile"].pass_hat_k is not None and rows["fragile"].flakiness is not None
+    fragile = [(s.language, s.n, round(s.mean, 9)) for s in rows["fragile"].languages]
+    assert fragile == [("en", 10, 0.7), ("tr", 2, 0.25)]
+    page = (built_site / "index.html").read_text()
+    assert '<option value="en">en</option><option value="tr">tr</option>' in page
 
 
 def test_cli_builds_and_reports_errors(board_inputs: Path, tmp_path: Path) -> None:

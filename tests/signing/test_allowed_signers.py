@@ -73,11 +73,15 @@ def test_cli_lint_and_register(tmp_path: Path) -> None:
     (tmp_path / "submissions").mkdir()
     signers = tmp_path / "submissions" / "allowed_signers"
     signers.write_text(line + "\n")
+    (tmp_path / "submissions" / "alice.yaml").write_text(
+        "display_name: Alice\norganisation: A\nmodel: m\nlinks: []\ncontact: a@a.example\n"
+        "license: MIT\n"
+    )
     ok = runner.invoke(submissions, ["lint", "--dir", str(tmp_path / "submissions")])
     assert ok.exit_code == 0 and "ok" in ok.output
     signers.write_text(line.replace("alice", "*", 1) + "\n")
     bad = runner.invoke(submissions, ["lint", "--dir", str(tmp_path / "submissions")])
-    assert bad.exit_code == 1 and ":1: principal '*'" in bad.output
+    assert bad.exit_code == 1 and ":1: error[SIGNERS_INVALID]: principal '*'" in bad.output
 
 
 def test_register_refuses_other_key_types(tmp_path: Path) -> None:

@@ -36,11 +36,8 @@ class CohortStats:
     on_frontier: list[bool]
 
 
-def _estimate(value: float, boot: Floats, level: float, method: str) -> Estimate:
-    import numpy as np
-
-    a = (1.0 - level) / 2.0
-    lo, hi = (float(x) for x in np.quantile(boot, [a, 1.0 - a]))
+def _estimate(value: float, lo: float, hi: float, method: str) -> Estimate:
+    """The percentile interval ``[lo, hi]`` clipped to [0, 1] and made to hold the value."""
     return Estimate(
         value=value, lo=min(max(lo, 0.0), value), hi=max(min(hi, 1.0), value), method=method
     )
@@ -57,16 +54,32 @@ def _constant(value: float, values: Floats, level: float) -> Estimate:
 
 
 def _linear(
-    X: Floats, Ww: Floats, w: Floats, level: float, families_const: Sequence[bool]
+    X: Floats,
+    Ww: Floats,
+    w: Floats,
+    level: float,
+    families_const: Sequence[bool],
+    M: Floats | None = None,
 ) -> list[Estimate]:
-    M = Ww @ X.T
+    """Estimates of ``X @ w`` with percentile intervals from ``M = Ww @ X.T`` (computed here
+    unless given); the quantiles of every column in one call (the same numbers as one by one)."""
+    import numpy as np
+
+    if M is None:
+        M = Ww @ X.T
+    a = (1.0 - level) / 2.0
+    varying = [i for i in range(X.shape[0]) if not families_const[i]]
+    bounds = np.quantile(M[:, varying], [a, 1.0 - a], axis=0) if varying else None
+    column = {i: k for k, i in enumerate(varying)}
     out = []
     for i in range(X.shape[0]):
         value = float(X[i] @ w)
         if families_const[i]:
             out.append(_constant(value, X[i], level))
         else:
-            out.append(_estimate(value, M[:, i], level, "stratified bootstrap percentile"))
+            assert bounds is not None
+            lo, hi = (float(x) for x in bounds[:, column[i]])
+            out.append(_estimate(value, lo, hi, "stratified bootstrap percentile"))
     return out
 
 
@@ -98,8 +111,8 @@ def cohort_stats(
     Ww = W * w
     columns = family_columns(fams)
     const = [all(np.ptp(X[i, c]) == 0.0 for c in columns.values()) for i in range(len(entries))]
-    headline = _linear(X, Ww, w, level, const)
     M = Ww @ X.T
+    headline = _linear(X, Ww, w, level, const, M)
     F = len(columns)
     analytic = [
         float(np.sqrt(sum(np.var(X[i, c]) / c.size for c in columns.values())) / F)
@@ -114,13 +127,22 @@ def cohort_stats(
     ranks = tie_ranks(M, 1.0 - level, X=X, weights=w.tolist())
 
     def optional(table: Sequence[Mapping[str, float]]) -> list[Estimate | None]:
-        out: list[Estimate | None] = []
-        for e, values in zip(entries, table, strict=True):
-            if e.repeats < 2 or not all(t in values for t in tasks):
-                out.append(None)
-                continue
-            row = np.array([[values[t] for t in tasks]])
-            out.append(_linear(row, Ww, w, level, [bool(np.ptp(row) == 0.0)])[0])
+        chosen = [
+            i
+            for i, (e, values) in enumerate(zip(entries, table, strict=True))
+            if e.repeats >= 2 and all(t in values for t in tasks)
+        ]
+        out: list[Estimate | None] = [None] * len(entries)
+        if not chosen:
+            return out
+        rows = np.array([[table[i][t] for t in tasks] for i in chosen], dtype=np.float64)
+        const = [bool(np.ptp(r) == 0.0) for r in rows]
+        # one matrix-vector product per entry, exactly as each entry alone gets it
+        M_rows = np.empty((Ww.shape[0], len(chosen)), dtype=np.float64)
+        for k in range(len(chosen)):
+            M_rows[:, k] = (Ww @ rows[k : k + 1].T)[:, 0]
+        for i, est in zip(chosen, _linear(rows, Ww, w, level, const, M_rows), strict=True):
+            out[i] = est
         return out
 
     pass_hat = optional([e.pass_hat for e in entries])

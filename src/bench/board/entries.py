@@ -63,6 +63,8 @@ class EntryInput:
     verified: bool = False
     verified_note: str = "local run, not verified"
     note: str | None = None
+    languages: Mapping[str, tuple[float, int]] = field(default_factory=dict)
+    """language -> (plain mean task value, tasks) over scorable tasks (``RunSummary.languages``)."""
 
     @property
     def key(self) -> str:
@@ -156,6 +158,7 @@ def from_summary(
         verified=verified,
         verified_note=verified_note,
         note=note if isinstance(note, str) else None,
+        languages=dict(summary.languages),
     )
 
 

@@ -29,6 +29,14 @@ class FamilyScore(Strict):
     score: Estimate
 
 
+class LanguageScore(Strict):
+    """Plain mean task value of one language's tasks (not stratified, no interval)."""
+
+    language: str
+    n: int = Field(description="scorable tasks in this language")
+    mean: float
+
+
 class FailedTask(Strict):
     task_id: str
     family: str
@@ -73,6 +81,9 @@ class EntryRow(Strict):
     judge_excluded: list[str] = Field(description="families with judged checks left out")
     failed: list[FailedTask]
     note: str | None = None
+    languages: list[LanguageScore] = Field(
+        default_factory=list, description="per-language plain means, sorted by language"
+    )
 
 
 class CohortRows(Strict):
@@ -103,4 +114,12 @@ class Board(Strict):
     warnings: list[str]
 
 
-__all__ = ["BOARD_FORMAT_VERSION", "Board", "CohortRows", "EntryRow", "Estimate", "FailedTask"]
+__all__ = [
+    "BOARD_FORMAT_VERSION",
+    "Board",
+    "CohortRows",
+    "EntryRow",
+    "Estimate",
+    "FailedTask",
+    "LanguageScore",
+]

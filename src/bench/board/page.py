@@ -67,6 +67,8 @@ class PageContext:
     methodology_html: str
     csp: str
     plotly_style_ids: list[str]
+    languages: list[str]
+    """Every language some entry has tasks in (the language filter's options)."""
 
 
 def methodology_html(markdown: str) -> str:
@@ -104,6 +106,9 @@ def page_context(board: Board, templates: Path, methodology_md: str) -> PageCont
         methodology_html=methodology_html(methodology_md),
         csp=content_security_policy([plotly_js, board_js], [css]),
         plotly_style_ids=plotly_style_ids(plotly_js),
+        languages=sorted(
+            {s.language for c in board.cohorts for e in c.entries for s in e.languages}
+        ),
     )
 
 

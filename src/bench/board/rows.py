@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from .cohort import cohort_stats
 from .entries import EntryInput
-from .model import Board, CohortRows, EntryRow, FailedTask
+from .model import Board, CohortRows, EntryRow, FailedTask, LanguageScore
 
 RANK_MODE = (
     "per-pair paired bootstrap on the shared resamples: i beats j when i is ahead in more than "
@@ -58,6 +58,10 @@ def _row(e: EntryInput, **stats: object) -> EntryRow:
             "judge_excluded": list(e.judge_excluded),
             "failed": [FailedTask(**vars(f)) for f in e.failed],
             "note": e.note,
+            "languages": [
+                LanguageScore(language=lang, n=n, mean=mean)
+                for lang, (mean, n) in sorted(e.languages.items())
+            ],
             **stats,
         }
     )
@@ -78,7 +82,7 @@ def _cohort(
     warnings: list[str] = []
     ranked = [e for e in members if e.status == "complete" and e.values]
     for e in members:
-        if e not in ranked:
+        if e.status != "complete" or not e.values:
             warnings.append(f"{e.key}: run {e.run_id} is {e.status}; listed, not ranked")
     tasks = sorted(set.intersection(*(set(e.values) for e in ranked))) if ranked else []
     union = sorted(set().union(*(set(e.values) for e in ranked))) if ranked else []
@@ -120,8 +124,9 @@ def _cohort(
             r.fingerprint,
         )
     )
+    chosen = {id(e) for e in ranked}  # by identity: EntryInput equality compares every field
     for e in members:
-        if e not in ranked:
+        if id(e) not in chosen:
             rows.append(
                 _row(e, ranked=False, headline=None, analytic_se=None, pooled=None, families=[])
             )

@@ -54,7 +54,7 @@ SHORT_HELP: dict[str, str] = {
     "verify": "Verify a bundle: one stable code on failure; writes nothing.",
     "board": "Build the leaderboard page (one self-contained index.html) from runs and bundles.",
     "pr-guard": "The PR workflow's path guard: print the one bundle a results PR adds.",
-    "submissions": "Lint submissions/allowed_signers.",
+    "submissions": "Lint submissions/ (allowed_signers and <entrant>.yaml files).",
     "key": "Print the allowed_signers line that registers an ed25519 key.",
     "probe": "Check an endpoint is reachable and name its engine from what it declares.",
     "mock-server": "Serve the mock OpenAI-compatible / Anthropic endpoint on loopback.",

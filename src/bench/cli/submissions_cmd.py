@@ -11,7 +11,7 @@ from .common import CONTEXT
 
 @click.group(context_settings=CONTEXT)
 def submissions() -> None:
-    """Check the submissions directory (allowed_signers)."""
+    """Check the submissions directory (allowed_signers and <entrant>.yaml files)."""
 
 
 @submissions.command(context_settings=CONTEXT)
@@ -24,16 +24,23 @@ def submissions() -> None:
 )
 @click.pass_context
 def lint(ctx: click.Context, directory: Path) -> None:
-    """Lint DIR/allowed_signers: one literal principal, namespace option, ed25519 only."""
-    from bench.signing import lint_file
+    """Lint DIR/allowed_signers and every DIR/<entrant>.yaml, and cross-check them.
 
-    path = directory / "allowed_signers"
-    problems = lint_file(path)
-    for problem in problems:
-        click.echo(f"{path}:{problem.line}: {problem.message}", err=True)
-    if problems:
+    allowed_signers: one literal principal, the namespace option, ed25519 only. <entrant>.yaml:
+    the registry model, https: links only, no control or bidi characters in shown text. A key
+    without a registry file is an error; a registry file without a key is a warning (exit 0).
+    """
+    from bench.signing.registry import lint_directory
+
+    records, findings = lint_directory(directory)
+    for finding in findings:
+        click.echo(finding.render(), err=True)
+    errors = sum(f.severity == "error" for f in findings)
+    if errors:
         ctx.exit(1)
-    click.echo(f"{path}: ok")
+    warnings = len(findings) - errors
+    suffix = f", {warnings} warning(s)" if warnings else ""
+    click.echo(f"{directory}: ok ({len(records)} entrant file(s){suffix})")
 
 
 @click.group(context_settings=CONTEXT)

@@ -21,6 +21,12 @@ from .common import CONTEXT
     show_default=True,
 )
 @click.option(
+    "--base-ref",
+    metavar="REF",
+    help="Read submissions/allowed_signers as committed at REF (git cat-file, in the current "
+    "directory's repository) instead of the working tree; overrides --allowed-signers.",
+)
+@click.option(
     "--tasks",
     type=click.Path(path_type=Path),
     default=Path("tasks"),
@@ -59,6 +65,7 @@ def verify(
     bundle: Path,
     results_root: Path,
     allowed_signers: Path,
+    base_ref: str | None,
     tasks: Path,
     corpora: Path | None,
     repository: str,
@@ -68,7 +75,9 @@ def verify(
 ) -> None:
     """Verify the bundle at BUNDLE (results/<entrant>/<run_id>); write nothing.
 
-    Exit 0 valid, 1 invalid, 2 unusable input. Codes: docs/VERIFY-ERRORS.md.
+    Exit 0 valid, 1 invalid, 2 unusable input. Codes: docs/VERIFY-ERRORS.md. In a pull
+    request pass --base-ref with the base commit: keys come from the base branch, never from
+    the change being verified (a bad REF, or no allowed_signers there, is SIGNERS_UNUSABLE).
     """
     from bench.verify import VerifyOptions, verify_bundle
     from bench.verify.render import render
@@ -76,6 +85,7 @@ def verify(
     options = VerifyOptions(
         results_root=results_root,
         allowed_signers=allowed_signers,
+        base_ref=base_ref,
         tasks=tasks,
         corpus_root=corpora,
         replay_sample=replay_sample,

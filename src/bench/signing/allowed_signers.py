@@ -98,13 +98,19 @@ def lint_text(text: str) -> tuple[list[Signer], list[Problem]]:
     return signers, problems
 
 
-def _read(path: Path) -> str:
+def read_signers_text(path: Path) -> str:
+    """The text of an ``allowed_signers`` file: bounded, UTF-8; ``SignersError`` otherwise."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise SignersError(
             f"cannot read allowed_signers: {exc.strerror}", code="SIGNERS_MISSING", path=path
         ) from None
+    return decode_signers(data, path)
+
+
+def decode_signers(data: bytes, path: str | Path) -> str:
+    """``data`` as text, refused when over the size cap or not UTF-8."""
     if len(data) > MAX_SIGNERS_BYTES:
         raise SignersError(f"larger than {MAX_SIGNERS_BYTES} bytes", path=path)
     try:
@@ -114,19 +120,24 @@ def _read(path: Path) -> str:
 
 
 def lint_file(path: Path) -> list[Problem]:
-    return lint_text(_read(path))[1]
+    return lint_text(read_signers_text(path))[1]
 
 
 class AllowedSigners:
     """A linted ``allowed_signers`` file: any problem refuses the whole file."""
 
-    def __init__(self, signers: list[Signer], path: Path) -> None:
+    def __init__(self, signers: list[Signer], path: str | Path) -> None:
         self.signers = signers
         self.path = path
 
     @classmethod
     def read(cls, path: Path) -> AllowedSigners:
-        signers, problems = lint_text(_read(path))
+        return cls.parse(read_signers_text(path), path)
+
+    @classmethod
+    def parse(cls, text: str, path: str | Path) -> AllowedSigners:
+        """``text`` linted; ``path`` names where it came from (a file, or ``REF:path``)."""
+        signers, problems = lint_text(text)
         if problems:
             first = problems[0]
             more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -147,4 +158,13 @@ class AllowedSigners:
         return keys
 
 
-__all__ = ["AllowedSigners", "Problem", "Signer", "lint_file", "lint_text", "signer_line"]
+__all__ = [
+    "AllowedSigners",
+    "Problem",
+    "Signer",
+    "decode_signers",
+    "lint_file",
+    "lint_text",
+    "read_signers_text",
+    "signer_line",
+]

@@ -42,11 +42,33 @@ def _objectives(quality: npt.ArrayLike, *minimised: npt.ArrayLike) -> Matrix:
     return objectives
 
 
-def _dominated(objectives: Matrix) -> Mask:
-    """``dominated[i]``: some j is <= i on every objective and < on one (smaller is better)."""
-    le = np.all(objectives[:, np.newaxis, :] <= objectives[np.newaxis, :, :], axis=2)
-    lt = np.any(objectives[:, np.newaxis, :] < objectives[np.newaxis, :, :], axis=2)
-    result: Mask = np.any(le & lt, axis=0)  # [j, i]: j dominates i
+def _multiplicity(objectives: Matrix) -> npt.NDArray[np.int64]:
+    """How many entries (itself included) have exactly the same objectives as each entry."""
+    E = objectives.shape[0]
+    order = np.lexsort(objectives.T[::-1])
+    ordered = objectives[order]
+    starts = np.ones(E, dtype=bool)
+    starts[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    group = np.cumsum(starts) - 1
+    counts = np.bincount(group)
+    result = np.empty(E, dtype=np.int64)
+    result[order] = counts[group]
+    return result
+
+
+def _dominated(objectives: Matrix, buffers: tuple[Mask, Mask] | None = None) -> Mask:
+    """``dominated[i]``: some j is <= i on every objective and < on one (smaller is better).
+
+    j <= i on every objective and not equal on all of them, so i is dominated exactly when more
+    entries are <= it everywhere than are equal to it (both counts include i itself).
+    """
+    E = objectives.shape[0]
+    le, part = buffers if buffers is not None else (np.empty((E, E), bool), np.empty((E, E), bool))
+    np.less_equal.outer(objectives[:, 0], objectives[:, 0], out=le)  # [j, i]: j <= i
+    for k in range(1, objectives.shape[1]):
+        np.less_equal.outer(objectives[:, k], objectives[:, k], out=part)
+        le &= part
+    result: Mask = np.count_nonzero(le, axis=0) > _multiplicity(objectives)
     return result
 
 
@@ -97,9 +119,11 @@ def frontier_probability(
     if q.ndim != 2:
         raise ValueError(f"quality must be resamples x entries (2-D), got shape {q.shape}")
     others = [np.asarray(m, dtype=np.float64) for m in minimised]
-    counts = np.zeros(q.shape[1], dtype=np.int64)
+    E = q.shape[1]
+    counts = np.zeros(E, dtype=np.int64)
+    buffers = (np.empty((E, E), dtype=bool), np.empty((E, E), dtype=bool))
     for b in range(q.shape[0]):
-        counts += non_dominated(q[b], *(m[b] for m in others))
+        counts += ~_dominated(_objectives(q[b], *(m[b] for m in others)), buffers)
     probability: Matrix = counts / q.shape[0]
     dominated: Mask = probability <= 1.0 - level
     return probability, dominated
@@ -115,12 +139,29 @@ def weighted_quantile_rows(
     g = np.asarray(groups, dtype=np.intp)
     w = np.asarray(W, dtype=np.int64)
     order = np.argsort(v, kind="stable")
-    weights = w[:, g[order]]
-    cumulative = np.cumsum(weights, axis=1)
-    total = cumulative[:, -1:]
-    # smallest x with F(x) >= q, compared in integers where q is a whole percent
-    hit = cumulative * 100 >= np.rint(q * 100) * total
-    result: Matrix = v[order][np.argmax(hit, axis=1)]
+    wt = np.ascontiguousarray(w.T)  # one row per group: running sums are row additions
+    total = np.bincount(g, minlength=wt.shape[0]) @ wt
+    # smallest x with F(x) >= q: the first sorted position whose running weight times 100
+    # reaches Q * total (Q a whole percent); in integers, the answer's position is the number
+    # of positions whose running weight is below ceil(Q * total / 100)
+    threshold = -((-int(np.rint(q * 100)) * total) // 100)
+    n = v.size
+    # The weight strictly above a position is below total - threshold exactly when the
+    # position is at or past the answer. Sum from the top first: when the top eighth of the
+    # values already carries more than that weight, every position below it is before the answer
+    # in every resample, and only the top eighth needs counting.
+    m = max(1, n // 8)
+    above = wt[g[order[::-1][:m]]]
+    np.cumsum(above, axis=0, out=above)
+    limit = total - threshold
+    if m < n and np.all(above[-1] > limit):
+        # position n-1-r has above[r-1] above it (nothing for r = 0, and 0 > limit never holds)
+        below = (n - m) + np.count_nonzero(above[:-1] > limit, axis=0)
+    else:
+        running = wt[g[order]]
+        np.cumsum(running, axis=0, out=running)
+        below = np.count_nonzero(running < threshold, axis=0)
+    result: Matrix = v[order][below]
     return result
 
 

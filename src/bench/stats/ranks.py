@@ -38,6 +38,51 @@ def _matrix(M: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return m
 
 
+_BLOCK = 2040  # resamples per pass: a multiple of 8, and at most 255 words of 8 bytes per lane
+
+
+def dense_row_ranks(m: npt.NDArray[np.float64]) -> npt.NDArray[np.signedinteger]:
+    """Per row, each value's rank among the row's distinct values (0, 1, ...): order-preserving
+    and tie-preserving, so ``r[b, i] > r[b, j]`` exactly when ``m[b, i] > m[b, j]``."""
+    B, E = m.shape
+    dtype = np.int16 if np.iinfo(np.int16).max >= E else np.int32
+    order = np.argsort(m, axis=1, kind="stable")
+    ordered = np.take_along_axis(m, order, axis=1)
+    step = np.zeros((B, E), dtype=dtype)
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=step[:, 1:], casting="unsafe")
+    np.cumsum(step, axis=1, out=step)
+    ranks = np.empty((B, E), dtype=dtype)
+    np.put_along_axis(ranks, order, step, axis=1)
+    return ranks
+
+
+def greater_counts(m: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """``n_gt[i, j] = #{b : m[b, i] > m[b, j]}`` for a B x E matrix of finite values.
+
+    Compares small-integer row ranks (same decisions as the floats) one block of resamples at a
+    time, entrant by entrant, into a reused boolean buffer; counts the booleans eight bytes at
+    a time (at most 255 per byte lane, so no lane overflows)."""
+    B, E = m.shape
+    ranks_t = np.ascontiguousarray(dense_row_ranks(m).T)  # E x B: one entrant per row
+    n_gt = np.zeros((E, E), dtype=np.int64)
+    buffer = np.empty((E, _BLOCK), dtype=bool)
+    for start in range(0, B, _BLOCK):
+        part = ranks_t[:, start : start + _BLOCK]
+        width = -(-part.shape[1] // 8) * 8
+        if width != part.shape[1]:  # pad with one shared value: the padding is never greater
+            pad = np.zeros((E, width - part.shape[1]), dtype=part.dtype)
+            part = np.concatenate([part, pad], axis=1)
+        else:
+            part = np.ascontiguousarray(part)
+        flags = buffer[:, :width]
+        lanes = np.empty(E, dtype=np.uint64)
+        for i in range(E):
+            np.greater(part[i], part, out=flags)
+            np.add.reduce(flags.view(np.uint64), axis=1, dtype=np.uint64, out=lanes)
+            n_gt[i] += lanes.view(np.uint8).reshape(E, 8).sum(axis=1, dtype=np.int64)
+    return n_gt
+
+
 def beats_matrix(
     M: npt.ArrayLike,
     alpha: float = 0.05,
@@ -51,7 +96,7 @@ def beats_matrix(
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     m = _matrix(M)
     B, E = m.shape
-    n_gt = np.stack([np.count_nonzero(m[:, [i]] > m, axis=0) for i in range(E)])
+    n_gt = greater_counts(m)
     beats: npt.NDArray[np.bool_] = n_gt > (1.0 - alpha / 2.0) * B
     if X is None:
         return beats
@@ -93,4 +138,11 @@ def tie_ranks(
     return ranks_from_beats(beats_matrix(M, alpha, X=X, weights=weights, min_tasks=min_tasks))
 
 
-__all__ = ["TieRanks", "beats_matrix", "ranks_from_beats", "tie_ranks"]
+__all__ = [
+    "TieRanks",
+    "beats_matrix",
+    "dense_row_ranks",
+    "greater_counts",
+    "ranks_from_beats",
+    "tie_ranks",
+]

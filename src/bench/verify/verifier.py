@@ -6,18 +6,22 @@ pinned task set, and writes nothing but a temp directory for replays.
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from bench.core.clock import utc_now
 from bench.signing import AllowedSigners, SignersError
+from bench.signing.allowed_signers import MAX_SIGNERS_BYTES, decode_signers
 
 from . import layout, manifest, records, scores
 from .codes import Code, exit_code
 from .failure import VerifyFailure
 
 DEFAULT_REPOSITORY = "bench-suite"
+SIGNERS_IN_REPO = "submissions/allowed_signers"
+GIT_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,11 @@ class VerifyOptions:
     repository: str = DEFAULT_REPOSITORY
     max_error_rate: float = scores.MAX_ERROR_RATE
     now: datetime | None = None
+    # When set, keys come from ``git cat-file blob <base_ref>:submissions/allowed_signers``
+    # (the base branch), run in ``git_dir`` (None: the current directory), not from the
+    # working tree; ``allowed_signers`` is then ignored.
+    base_ref: str | None = None
+    git_dir: Path | None = None
 
 
 @dataclass
@@ -66,8 +75,38 @@ class _Progress:
     partial: bool = False
 
 
-def _signers(path: Path) -> AllowedSigners:
+def _signers_at_ref(ref: str, git_dir: Path | None) -> AllowedSigners:
+    """``submissions/allowed_signers`` as committed at ``ref``; never the working tree."""
+    where = f"{ref}:{SIGNERS_IN_REPO}"
+    if not ref or ref.startswith("-") or any(ch.isspace() or ch in ":\0" for ch in ref):
+        raise SignersError(f"--base-ref '{ref}' is not a git revision", path=where)
     try:
+        done = subprocess.run(
+            ["git", "cat-file", "blob", where],
+            cwd=git_dir,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SignersError(f"cannot run git: {exc}", path=where) from None
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = detail[-1] if detail else f"git exited {done.returncode}"
+        raise SignersError(
+            f"no {SIGNERS_IN_REPO} at '{ref}' (a bad ref, or the file is not there): {reason}",
+            path=where,
+        )
+    if len(done.stdout) > MAX_SIGNERS_BYTES:
+        raise SignersError(f"larger than {MAX_SIGNERS_BYTES} bytes", path=where)
+    return AllowedSigners.parse(decode_signers(done.stdout, where), where)
+
+
+def _signers(options: VerifyOptions) -> AllowedSigners:
+    path = options.allowed_signers
+    try:
+        if options.base_ref is not None:
+            return _signers_at_ref(options.base_ref, options.git_dir)
         return AllowedSigners.read(path)
     except SignersError as exc:
         raise VerifyFailure(
@@ -77,7 +116,7 @@ def _signers(path: Path) -> AllowedSigners:
 
 def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> None:
     done = progress.checks.append
-    signers = _signers(options.allowed_signers)
+    signers = _signers(options)
     placement = layout.place(bundle, options.results_root)
     progress.entrant, progress.run_id = placement.entrant, placement.run_id
     sizes = layout.scan(bundle)
@@ -137,4 +176,10 @@ def verify_bundle(bundle: Path, options: VerifyOptions | None = None) -> BundleV
     )
 
 
-__all__ = ["DEFAULT_REPOSITORY", "BundleVerdict", "VerifyOptions", "verify_bundle"]
+__all__ = [
+    "DEFAULT_REPOSITORY",
+    "SIGNERS_IN_REPO",
+    "BundleVerdict",
+    "VerifyOptions",
+    "verify_bundle",
+]
