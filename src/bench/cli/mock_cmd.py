@@ -45,6 +45,11 @@ from .common import CONTEXT
     help="Stop after this long.",
 )
 @click.option("--no-declare", is_flag=True, help="Do not say what it is (probe sees 'unknown').")
+@click.option("--declared-version", default="1", show_default=True,
+              help="The version it declares (Server header, /health).")  # fmt: skip
+@click.option("--context-window", type=click.IntRange(min=1),
+              help="Declare this context window (max_model_len in /v1/models).")  # fmt: skip
+@click.option("--quantisation", help="Declare this quantisation (/health).")
 def mock_server(
     host: str,
     port: int,
@@ -53,6 +58,9 @@ def mock_server(
     latency: float,
     max_seconds: float,
     no_declare: bool,
+    declared_version: str,
+    context_window: int | None,
+    quantisation: str | None,
 ) -> None:
     """Serve a mock OpenAI-compatible (/v1/chat/completions, /v1/models, /health) and Anthropic
     (/v1/messages) endpoint on loopback, with a deterministic tool-calling policy and faults on
@@ -70,6 +78,9 @@ def mock_server(
             max_seconds=max_seconds,
             declare=not no_declare,
             announce=lambda url: click.echo(url),
+            version=declared_version,
+            context_window=context_window,
+            quantisation=quantisation,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None

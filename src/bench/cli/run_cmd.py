@@ -84,6 +84,10 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
 @click.option("--model", help="Override the target file's model (changes the fingerprint).")
 @click.option("--api-key-env", help="Name of the environment variable holding the API key.")
 @click.option(
+    "--system-prompt",
+    help="A system message sent first in every attempt (any kind; changes the fingerprint).",
+)
+@click.option(
     "--env-file",
     type=click.Path(path_type=Path, dir_okay=False),
     default=Path(".env"),
@@ -125,6 +129,7 @@ def run(
     base_url: str | None,
     model: str | None,
     api_key_env: str | None,
+    system_prompt: str | None,
     env_file: Path,
     fmt: str,
     fail_on_safety: bool,
@@ -171,6 +176,7 @@ def run(
                 "base_url": base_url,
                 "model": model,
                 "api_key_env": api_key_env,
+                "system_prompt": system_prompt,
             }.items()
             if value is not None
         }

@@ -51,6 +51,11 @@ class RunConfig(Strict):
     judge: dict[str, Any] | None = Field(
         None, description="the judge's model, fingerprint and trust at the start (no key, no URL)"
     )
+    server: dict[str, Any] | None = Field(
+        None,
+        description="what the inference server declared at the start: engine, version, context "
+        "window, quantisation (openai and anthropic targets; docs/TARGETS.md)",
+    )
 
     def fingerprint(self) -> str:
         """What makes two runs comparable (a cohort on the board)."""
@@ -62,6 +67,7 @@ class RunConfig(Strict):
                 "target": self.comparable,
                 "repeats": self.repeats,
                 **({"judge": self.judge["fingerprint"]} if self.judge else {}),
+                **({"server": self.server} if self.server is not None else {}),
             }
         )
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bench import HARNESS_VERSION
 from bench.core.budget import Budget
@@ -22,12 +22,15 @@ from bench.records.store import RunDir, RunStore
 from bench.scorers.judge.service import RunJudge
 from bench.targets.base import Target, TargetSpec
 from bench.targets.load import build_target, read_target_spec
+from bench.targets.probe import server_identity
 from bench.tasks.load import TaskSet, load_task_set
 from bench.world import check_task_set
 
 from .engine import RunPlan, execute
 from .progress import ProgressSink
 from .shards import Shard, ShardInfo, empty_shard, read_shard_info, write_shard_info
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,19 @@ def _judge(request: RunRequest) -> RunJudge | None:
     return open_judge(request.judge_file, cache_path=cache)
 
 
-def _target(request: RunRequest, store: RunStore) -> tuple[Target, str]:
+def _in_loop(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to the end from sync code, in a thread when a loop already runs here
+    (a notebook, a Playwright session)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, make()).result()
+
+
+def _target(request: RunRequest, store: RunStore) -> tuple[Target, str, dict[str, Any] | None]:
+    """The entrant, how it was named, and what its server declared (docs/TARGETS.md)."""
     if (request.target_file is None) == (request.replay is None):
         raise UsageError("give exactly one of --target FILE or --replay RUN")
     if request.target_file is not None:
@@ -92,7 +107,9 @@ def _target(request: RunRequest, store: RunStore) -> tuple[Target, str]:
             dotenv=request.dotenv,
             overrides=request.target_overrides,
         )
-        return built, str(request.target_file)
+        identity = _in_loop(lambda: server_identity(built.spec))
+        server = identity.model_dump(mode="json") if identity is not None else None
+        return built, str(request.target_file), server
     original = store.resolve(request.replay or "")
     if original.config().target_kind == "http-agent":
         raise UsageError(
@@ -104,7 +121,9 @@ def _target(request: RunRequest, store: RunStore) -> tuple[Target, str]:
     recorded = dict(original.config().target)
     recorded.update({"kind": "cassette", "callable": None, "cassette": str(original.path)})
     spec = TargetSpec.model_validate(recorded)
-    return build_target(spec, Path("."), original.path), f"replay:{original.run_id}"
+    # A replay keeps what the recorded server declared: it belongs to the same cohort.
+    built = build_target(spec, Path("."), original.path)
+    return built, f"replay:{original.run_id}", original.config().server
 
 
 def prepare(
@@ -145,7 +164,7 @@ def prepare(
             task_ids=mine,
             all_task_ids=all_ids,
         )
-    target, target_file = _target(request, store)
+    target, target_file, server = _target(request, store)
     check_task_set(task_set)  # every corpus document parses and every world builds
     spec = target.spec
     judge = _judge(request)
@@ -173,6 +192,7 @@ def prepare(
         run_budget=request.run_budget,
         seed=request.seed,
         judge=judge.describe() if judge is not None else None,
+        server=server,
     )
     return Prepared(config, task_set, target, judge, shard)
 
@@ -270,13 +290,7 @@ def _go(run: RunDir, prepared: Prepared, progress: ProgressSink | None) -> RunSt
         finally:
             await prepared.target.aclose()
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(main())
-    # A loop already runs in this thread (a notebook, a Playwright session): ours gets a thread.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, main()).result()
+    return _in_loop(main)
 
 
 __all__ = ["Prepared", "RunRequest", "prepare", "resume_run", "start_run"]

@@ -28,7 +28,7 @@ from bench.core.validation import describe
 
 from .base import HTTP_KINDS, TargetSpec
 
-OVERRIDABLE = ("provider", "base_url", "model", "api_key_env")
+OVERRIDABLE = ("provider", "base_url", "model", "api_key_env", "system_prompt")
 HEADER_SAFE = re.compile(r"[\x21-\x7e]+")
 
 
@@ -98,6 +98,9 @@ def resolve_spec(
     come back unchanged. A key variable that is named but set nowhere is an error
     (``TARGET_KEY_MISSING``); a target that names none is sent without a key.
     """
+    prompt = (overrides or {}).get("system_prompt")
+    if prompt is not None and prompt.strip():  # every kind: the harness sends it
+        spec = TargetSpec.model_validate({**spec.model_dump(), "system_prompt": prompt})
     if spec.kind not in HTTP_KINDS:
         return spec
     environment: Mapping[str, str] = os.environ if env is None else env

@@ -18,9 +18,21 @@ from pydantic import Field
 
 from bench.core.models import Strict
 
+from . import declared as declarations
+from .base import TargetSpec
 from .http import closing
 
-PATHS = ("/v1/models", "/health", "/info", "/props", "/metrics", "/")
+PATHS = (
+    "/v1/models",
+    "/health",
+    "/info",
+    "/props",
+    "/metrics",
+    "/",
+    "/version",
+    "/api/version",
+    "/api/tags",
+)
 # Ports the usual servers listen on by default; scanned, never used to name an engine.
 DEFAULT_PORTS: tuple[int, ...] = (8000, 8080, 30000, 11434, 4000, 3000, 1234, 5000)
 MAX_PROBE_BYTES = 2 * 1024 * 1024
@@ -61,6 +73,27 @@ class ProbeReport(Strict):
     endpoints: dict[str, int | str] = Field(
         default_factory=dict, description="path → HTTP status, or why there was none"
     )
+    version: str | None = Field(None, description="the engine version, as declared")
+    context_window: int | None = Field(None, description="of the model, as declared")
+    quantisation: str | None = Field(None, description="of the model, as declared")
+
+    def identity(self) -> ServerIdentity:
+        return ServerIdentity(
+            engine=self.engine,
+            version=self.version,
+            context_window=self.context_window,
+            quantisation=self.quantisation,
+        )
+
+
+class ServerIdentity(Strict):
+    """What a server declared about itself and its model when a run started; part of the
+    run's config fingerprint (docs/TARGETS.md, "Engine identification")."""
+
+    engine: str = Field("unknown", description="as declared, else 'unknown'")
+    version: str | None = None
+    context_window: int | None = None
+    quantisation: str | None = None
 
 
 def server_root(base_url: str) -> str:
@@ -167,11 +200,18 @@ def identify(found: dict[str, httpx.Response]) -> tuple[str, list[str], list[str
 
 
 async def probe(
-    base_url: str, *, api_key: str | None = None, timeout_s: float = 3.0
+    base_url: str,
+    *,
+    api_key: str | None = None,
+    timeout_s: float = 3.0,
+    model: str | None = None,
+    headers: dict[str, str] | None = None,
 ) -> ProbeReport:
-    """Ask one server what it serves and what it is."""
+    """Ask one server what it serves and what it is (``model``: whose context window and
+    quantisation to read; ``headers`` replace the default bearer header)."""
     root = server_root(base_url)
-    headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+    if headers is None:
+        headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
     host = (urlsplit(root).hostname or "").lower()
     loopback = host in ("localhost", "::1") or host.startswith("127.")
     async with httpx.AsyncClient(
@@ -197,7 +237,30 @@ async def probe(
         models=models,
         needs_key=models_status in (401, 403),
         endpoints=endpoints,
+        version=declarations.version(found, declared) if found else None,
+        context_window=declarations.context_window(found, model),
+        quantisation=declarations.quantisation(found, model),
     )
+
+
+IDENTIFIED_KINDS = ("openai", "anthropic")
+
+
+async def server_identity(spec: TargetSpec, *, timeout_s: float = 3.0) -> ServerIdentity | None:
+    """What the server behind an OpenAI-compatible or Anthropic target declares, for the run's
+    fingerprint; ``None`` for every other kind. A server that answers nothing is ``unknown``."""
+    if spec.kind not in IDENTIFIED_KINDS or spec.base_url is None:
+        return None
+    key = spec.api_key()
+    if spec.kind == "anthropic":
+        headers = {
+            "anthropic-version": spec.anthropic_version,
+            **({"x-api-key": key} if key else {}),
+        }
+    else:
+        headers = {"authorization": f"Bearer {key}"} if key else {}
+    report = await probe(spec.base_url, timeout_s=timeout_s, model=spec.model, headers=headers)
+    return report.identity()
 
 
 async def scan(
@@ -222,9 +285,11 @@ async def scan(
 __all__ = [
     "DEFAULT_PORTS",
     "ProbeReport",
+    "ServerIdentity",
     "declared",
     "identify",
     "probe",
     "scan",
+    "server_identity",
     "server_root",
 ]

@@ -567,6 +567,9 @@ class MockServer:
         declare: bool = True,
         latency: float = 0.0,
         max_seconds: float | None = DEFAULT_MAX_SECONDS,
+        version: str = VERSION,
+        context_window: int | None = None,
+        quantisation: str | None = None,
     ) -> None:
         if host not in LOOPBACK:
             raise ValueError(f"the mock server binds only to {' or '.join(LOOPBACK)}, not {host!r}")
@@ -576,6 +579,10 @@ class MockServer:
         self.declare = declare
         self.latency = latency
         self.max_seconds = max_seconds
+        # What it declares about itself when ``declare`` (bench probe and run fingerprints).
+        self.version = version
+        self.context_window = context_window
+        self.quantisation = quantisation
         self._plan = FaultPlan([parse_fault(f) if isinstance(f, str) else f for f in faults])
         self._path_plans: dict[str, FaultPlan] = {}
         self._seen: list[SeenRequest] = []
@@ -749,7 +756,9 @@ class MockServer:
         if method == "GET" and path == "/health":
             payload: dict[str, Any] = {"status": "ok"}
             if self.declare:
-                payload.update(service="bench-mock", version=VERSION)
+                payload.update(service="bench-mock", version=self.version)
+                if self.quantisation is not None:
+                    payload["quantization"] = self.quantisation
             await self._send_json(writer, 200, payload)
             return
         anthropic = path == "/v1/messages"
@@ -767,7 +776,12 @@ class MockServer:
             return
         if method == "GET" and path in ("/v1/models", "/models"):
             owner = "bench-mock" if self.declare else "system"
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": owner} for m in MODELS]
+            data: list[dict[str, Any]] = [
+                {"id": m, "object": "model", "created": 0, "owned_by": owner} for m in MODELS
+            ]
+            if self.declare and self.context_window is not None:
+                for item in data:
+                    item["max_model_len"] = self.context_window  # as vLLM declares it
             await self._send_json(writer, 200, {"object": "list", "data": data})
             return
         if method != "POST" or path not in (
@@ -828,7 +842,7 @@ class MockServer:
             f"Date: {formatdate(usegmt=True)}",
         ]
         if self.declare:
-            lines.append(f"Server: {SERVER_NAME}")
+            lines.append(f"Server: bench-mock/{self.version}")
         lines += [f"{name}: {value}" for name, value in headers.items()]
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
@@ -937,6 +951,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, help="stop after this long"
     )
     parser.add_argument("--no-declare", action="store_true", help="do not say what it is")
+    parser.add_argument("--declared-version", default=VERSION, help="the version it declares")
+    parser.add_argument(
+        "--context-window", type=int, help="declare this context window (max_model_len)"
+    )
+    parser.add_argument("--quantisation", help="declare this quantisation (/health)")
     return parser
 
 
@@ -950,6 +969,9 @@ def run(
     max_seconds: float = DEFAULT_MAX_SECONDS,
     declare: bool = True,
     announce: Callable[[str], None] = print,
+    version: str = VERSION,
+    context_window: int | None = None,
+    quantisation: str | None = None,
 ) -> None:
     """Serve in the foreground; ``announce`` gets the URL once the port is bound."""
     plans = [fault for text in faults for fault in parse_plan(text)]
@@ -966,6 +988,9 @@ def run(
         declare=declare,
         latency=latency,
         max_seconds=max_seconds,
+        version=version,
+        context_window=context_window,
+        quantisation=quantisation,
     )
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(server.serve(on_ready=announce))
@@ -987,6 +1012,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_seconds=args.max_seconds,
             declare=not args.no_declare,
             announce=announce,
+            version=args.declared_version,
+            context_window=args.context_window,
+            quantisation=args.quantisation,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

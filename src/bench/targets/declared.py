@@ -1,0 +1,142 @@
+"""What an inference server declares about the model it serves: version, context window and
+quantisation, read from the answers ``bench probe`` collects. Declarations only: nothing is
+guessed from a port, a model name or timing, and what is not declared stays ``None``.
+
+Where each engine says it (first declaration found wins, in this order):
+
+* version — ``/version`` (vLLM), ``/api/version`` (Ollama), ``/info`` (TGI), ``/health``,
+  ``/props`` ``build_info`` (llama.cpp), then a ``Server`` header naming the engine
+  (``bench-mock/1``, not a proxy's ``nginx/1.25``);
+* context window — the served model's ``/v1/models`` entry (``max_model_len`` in vLLM,
+  ``context_length``/``max_context_length``, llama.cpp's ``meta.n_ctx_train``), ``/props``
+  ``default_generation_settings.n_ctx``, ``/info`` ``max_total_tokens`` (TGI);
+* quantisation — the model entry's ``quantization``, ``/api/tags`` ``details.quantization_level``
+  (Ollama), ``/info`` ``quantize`` (TGI), ``/health`` ``quantization``, and the GGUF type in
+  ``/props`` ``model_path`` (llama.cpp, e.g. ``Q4_K_M``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+GGUF_TYPE = re.compile(
+    r"(?<![A-Za-z0-9])(I?Q[1-8](?:_[0-9A-Z]+)*|BF16|F16|F32)(?![A-Za-z0-9])", re.IGNORECASE
+)
+SERVER_VERSION = re.compile(r"^[A-Za-z][\w.\-]*/([\w.\-+]+)")
+
+
+def body(found: dict[str, httpx.Response], path: str) -> Any:
+    """The JSON body of a 200 answer at ``path``, else ``None``."""
+    answer = found.get(path)
+    if answer is None or answer.status_code != 200:
+        return None
+    try:
+        return json.loads(answer.content)
+    except ValueError:
+        return None
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return value.strip()[:80]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and value > 0:
+        return value
+    if isinstance(value, str) and value.isdigit() and int(value) > 0:
+        return int(value)
+    return None
+
+
+def _get(value: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def model_entry(found: dict[str, httpx.Response], model: str | None) -> dict[str, Any] | None:
+    """The ``/v1/models`` entry of ``model``; the only entry when ``model`` is not given."""
+    data = _get(body(found, "/v1/models"), "data")
+    items = [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+    if model is not None:
+        return next((item for item in items if item.get("id") == model), None)
+    return items[0] if len(items) == 1 else None
+
+
+def version(found: dict[str, httpx.Response], names_engine: Callable[[str], object]) -> str | None:
+    """The declared version; a ``Server`` header's only when that header names the engine
+    (``names_engine``), so a proxy's ``nginx/1.25`` never reads as the engine's version."""
+    for path, key in (
+        ("/version", "version"),
+        ("/api/version", "version"),
+        ("/info", "version"),
+        ("/health", "version"),
+        ("/props", "build_info"),
+    ):
+        said = _text(_get(body(found, path), key))
+        if said is not None:
+            return said
+    for answer in found.values():
+        server = answer.headers.get("server")
+        if server and names_engine(server) and (match := SERVER_VERSION.match(server.strip())):
+            return match.group(1)[:80]
+    return None
+
+
+def context_window(found: dict[str, httpx.Response], model: str | None) -> int | None:
+    entry = model_entry(found, model)
+    candidates = [
+        _get(entry, "max_model_len"),
+        _get(entry, "context_length"),
+        _get(entry, "max_context_length"),
+        _get(entry, "meta", "n_ctx_train"),
+        _get(body(found, "/props"), "default_generation_settings", "n_ctx"),
+        _get(body(found, "/props"), "n_ctx"),
+        _get(body(found, "/info"), "max_total_tokens"),
+    ]
+    return next((n for n in map(_count, candidates) if n is not None), None)
+
+
+def _ollama_level(found: dict[str, httpx.Response], model: str | None) -> Any:
+    models = _get(body(found, "/api/tags"), "models")
+    if not isinstance(models, list):
+        return None
+    for item in models:
+        if isinstance(item, dict) and (
+            model is None or model in (item.get("name"), item.get("model"))
+        ):
+            return _get(item, "details", "quantization_level")
+    return None
+
+
+def quantisation(found: dict[str, httpx.Response], model: str | None) -> str | None:
+    candidates = [
+        _get(model_entry(found, model), "quantization"),
+        _ollama_level(found, model),
+        _get(body(found, "/info"), "quantize"),
+        _get(body(found, "/health"), "quantization"),
+    ]
+    for candidate in candidates:
+        said = _text(candidate)
+        if said is not None:
+            return said
+    path = _get(body(found, "/props"), "model_path")
+    if isinstance(path, str) and (match := GGUF_TYPE.search(path.rsplit("/", 1)[-1])):
+        return match.group(1).upper()
+    return None
+
+
+__all__ = ["body", "context_window", "model_entry", "quantisation", "version"]
