@@ -191,3 +191,10 @@ def test_declarations_are_read_per_engine(
         declared.quantisation(found, model),
     )
     assert got == expected
+
+
+def test_probe_reports_the_declarations_once() -> None:
+    with MockServer(max_seconds=30, context_window=8192, quantisation="Q8_0") as server:
+        report = asyncio.run(probe(server.url))
+    assert (report.version, report.context_window, report.quantisation) == ("1", 8192, "Q8_0")
+    assert len(report.evidence) == len(set(report.evidence)) == 3

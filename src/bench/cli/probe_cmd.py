@@ -92,5 +92,16 @@ def probe(
                 click.echo(f"  declared: {line}")
             if not report.evidence:
                 click.echo("  declared: nothing (engine unknown)")
+            details = [
+                f"{name} {value}"
+                for name, value in (
+                    ("version", report.version),
+                    ("context window", report.context_window),
+                    ("quantisation", report.quantisation),
+                )
+                if value is not None
+            ]
+            if details:
+                click.echo(f"  {', '.join(details)}")
     if not found:
         raise EntrantError(f"nothing answered at {where}", code="ENDPOINT_UNREACHABLE")

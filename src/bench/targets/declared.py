@@ -96,13 +96,27 @@ def version(found: dict[str, httpx.Response], names_engine: Callable[[str], obje
     return None
 
 
+ENTRY_WINDOW_KEYS = (("max_model_len",), ("context_length",), ("max_context_length",),
+                     ("meta", "n_ctx_train"))  # fmt: skip
+
+
+def _entry_window(entry: dict[str, Any] | None) -> int | None:
+    found = (_count(_get(entry, *keys)) for keys in ENTRY_WINDOW_KEYS)
+    return next((n for n in found if n is not None), None)
+
+
 def context_window(found: dict[str, httpx.Response], model: str | None) -> int | None:
-    entry = model_entry(found, model)
+    """The model's context window; with no ``model``, the one every model that declares
+    one agrees on."""
+    window = _entry_window(model_entry(found, model))
+    if window is None and model is None:
+        data = _get(body(found, "/v1/models"), "data")
+        items = data if isinstance(data, list) else []
+        windows = {_entry_window(item) for item in items if isinstance(item, dict)} - {None}
+        window = windows.pop() if len(windows) == 1 else None
+    if window is not None:
+        return window
     candidates = [
-        _get(entry, "max_model_len"),
-        _get(entry, "context_length"),
-        _get(entry, "max_context_length"),
-        _get(entry, "meta", "n_ctx_train"),
         _get(body(found, "/props"), "default_generation_settings", "n_ctx"),
         _get(body(found, "/props"), "n_ctx"),
         _get(body(found, "/info"), "max_total_tokens"),

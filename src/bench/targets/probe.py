@@ -151,12 +151,16 @@ def identify(found: dict[str, httpx.Response]) -> tuple[str, list[str], list[str
     """``(engine, evidence, models)`` from the answers to ``PATHS`` (declarations only)."""
     evidence: list[tuple[int, str, str]] = []  # (rank, engine, sentence)
     models: list[str] = []
+    headers_seen: set[str] = set()  # a header every answer repeats is said once
     for path, response in found.items():
         for header in response.headers:
-            if header.lower().startswith("x-litellm-"):
-                evidence.append((0, "litellm", f"{path}: header {header.lower()}"))
+            name = header.lower()
+            if name.startswith("x-litellm-") and name not in headers_seen:
+                headers_seen.add(name)
+                evidence.append((0, "litellm", f"{path}: header {name}"))
         server = response.headers.get("server")
-        if server and (engine := declared(server)):
+        if server and server not in headers_seen and (engine := declared(server)):
+            headers_seen.add(server)
             evidence.append((1, engine, f"{path}: Server header {server!r}"))
     models_answer = found.get("/v1/models")
     if models_answer is not None and models_answer.status_code == 200:
@@ -196,7 +200,7 @@ def identify(found: dict[str, httpx.Response]) -> tuple[str, list[str], list[str
                     evidence.append((6, engine, f"/metrics: names {prefix}*"))
     evidence.sort(key=lambda item: item[0])
     engine = evidence[0][1] if evidence else "unknown"
-    return engine, [sentence for _, _, sentence in evidence], models
+    return engine, list(dict.fromkeys(sentence for _, _, sentence in evidence)), models
 
 
 async def probe(
