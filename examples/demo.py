@@ -79,6 +79,7 @@ def build_site(out: Path, signers: Path) -> Path:
             out=out / "site",
             templates=HERE.parent / "site_templates",
             methodology=HERE.parent / "docs" / "METHODOLOGY.md",
+            submissions=HERE.parent / "submissions",
             allowed_signers=signers,
             tasks=TASKS,
         )

@@ -117,6 +117,27 @@
       ["judge-excluded families", r.judge_excluded.length ? r.judge_excluded.join(", ") : "none"],
       ["note", r.note === null ? "—" : r.note]
     ]));
+    if (r.entrant_info) {
+      var info = r.entrant_info;
+      cardBody.appendChild(el("h3", "About the entrant"));
+      cardBody.appendChild(dl([
+        ["organisation", info.organisation], ["model", info.model],
+        ["contact", info.contact], ["license", info.license]
+      ]));
+      if (info.links.length) {
+        var links = el("ul", null, "links");
+        info.links.forEach(function (u) { var li = el("li"); li.appendChild(safeLink(u, u)); links.appendChild(li); });
+        cardBody.appendChild(links);
+      }
+      // The description was rendered from Markdown at build time (raw HTML off) into a
+      // <template>; it is cloned, never parsed from a string here.
+      var described = document.getElementById("desc-" + r.entrant);
+      if (described) {
+        var box = el("div", null, "description");
+        box.appendChild(described.content.cloneNode(true));
+        cardBody.appendChild(box);
+      }
+    }
     cardBody.appendChild(el("h3", "Family scores"));
     var fams = el("ul");
     r.families.forEach(function (f) { fams.appendChild(el("li", f.family + " (" + f.n + " tasks): " + est(f.score))); });

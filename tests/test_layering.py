@@ -20,7 +20,7 @@ ALLOWED: dict[str, set[str]] = {
     "runner": {"core", "tasks", "corpus", "world", "targets", "scorers", "records"},
     "reports": {"core", "records", "stats"},
     "schemas": {"core", "tasks", "records", "targets", "reports", "board"},
-    "board": {"core", "records", "stats", "reports", "verify"},
+    "board": {"core", "records", "stats", "reports", "verify", "signing"},
     "signing": {"core", "records"},
     "verify": {"core", "records", "signing", "scorers", "tasks", "corpus", "targets", "runner",
                "world"},

@@ -70,7 +70,40 @@ def board_inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
             )
         )
     write_runs(runs, synthetic_runs())
+    write_registry(root / "submissions")
     return root
+
+
+HOSTILE_DESCRIPTION = (
+    "A **hostile** description <script>alert(1)</script>\n\n"
+    "[js](javascript:alert(1)) [plain](http://example.com/plain) "
+    "[about](https://example.com/about) ![pixel](https://example.com/pixel.png)\n"
+)
+
+
+def write_registry(directory: Path) -> None:
+    """Registry files for three entrants; ``fragile`` and ``tied-two`` stay unregistered."""
+    import shutil
+
+    import yaml
+
+    directory.mkdir()
+    shutil.copy(REPO / "submissions" / "example-support-bot.yaml", directory)
+    for entrant, name, description in (
+        ("xss", XSS_NAME, HOSTILE_DESCRIPTION),
+        ("tied-one", "Tied One (registered)", None),
+    ):
+        record: dict[str, Any] = {
+            "display_name": name,
+            "organisation": "Example Lab",
+            "model": f"{entrant}-model",
+            "links": ["https://example.com/" + entrant],
+            "contact": "lab@example.com",
+            "license": "Apache-2.0",
+        }
+        if description is not None:
+            record["description"] = description
+        (directory / f"{entrant}.yaml").write_text(yaml.safe_dump(record), encoding="utf-8")
 
 
 @pytest.fixture(scope="session")
@@ -91,6 +124,7 @@ def _options(root: Path, out: Path, **changes: Any) -> BuildOptions:
         out=out,
         templates=REPO / "site_templates",
         methodology=REPO / "docs" / "METHODOLOGY.md",
+        submissions=root / "submissions",
         repo_url="https://github.com/example/bench-results",
         resamples=500,
         frontier_resamples=200,

@@ -180,3 +180,29 @@ def test_hostile_strings_render_as_text_and_run_nothing(page: Watched) -> None:
     page.page.wait_for_timeout(300)
     assert page.dialogs == []
     assert page.errors == []
+
+
+def test_report_card_shows_the_registry_and_a_safe_description(page: Watched) -> None:
+    page.page.click("tr[data-key^='xss/'] button.open-card")
+    card = page.page.locator("#card")
+    text = card.text_content() or ""
+    assert "About the entrant" in text and "Example Lab" in text and "Apache-2.0" in text
+    description = card.locator("div.description")
+    assert description.locator("strong").text_content() == "hostile"
+    assert "<script>alert(1)</script>" in (description.text_content() or "")
+    assert description.locator("script, img").count() == 0
+    hrefs = [
+        description.locator("a").nth(i).get_attribute("href")
+        for i in range(description.locator("a").count())
+    ]
+    assert hrefs == ["https://example.com/about", "https://example.com/pixel.png"]
+    assert card.locator("ul.links a").get_attribute("href") == "https://example.com/xss"
+    page.page.click("#card-close")
+    # an unregistered entrant's card has no registry section
+    page.page.click("tr[data-key^='fragile/'] button.open-card")
+    assert "About the entrant" not in (card.text_content() or "")
+    assert (
+        page.dialogs == []
+        and page.errors == []
+        and all(r.startswith(("file:", "data:")) for r in page.requests)
+    )

@@ -184,3 +184,62 @@ def test_importing_the_command_pulls_in_no_numpy_or_plotly() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_registry_names_the_rows_and_warns_of_unknown_entrants(built_site: Path) -> None:
+    board = Board.model_validate_json((built_site / "board.json").read_text())
+    rows = {e.entrant: e for c in board.cohorts for e in c.entries}
+    assert rows["tied-one"].display_name == "Tied One (registered)"
+    info = rows["tied-one"].entrant_info
+    assert info is not None and info.links == ["https://example.com/tied-one"]
+    assert info.organisation == "Example Lab" and info.description is None
+    assert rows["fragile"].entrant_info is None and rows["fragile"].display_name == "Fragile Stack"
+    unknown = sorted(w for w in board.warnings if w.startswith("unknown entrant"))
+    assert [w.split("'")[1] for w in unknown] == ["fragile", "tied-two"]
+    assert all("submissions/" in w for w in unknown)
+
+
+def test_strict_fails_on_an_unknown_entrant(
+    board_inputs: Path, make_options: Callable[..., Any], tmp_path: Path
+) -> None:
+    registry = tmp_path / "submissions"
+    registry.mkdir()
+    with pytest.raises(BoardBuildError) as info:
+        build(make_options(board_inputs, tmp_path / "site", strict=True, submissions=registry))
+    assert "unknown entrant 'fragile'" in str(info.value)
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_broken_registry_file_is_a_warning_naming_it(
+    board_inputs: Path, make_options: Callable[..., Any], tmp_path: Path
+) -> None:
+    registry = tmp_path / "submissions"
+    registry.mkdir()
+    (registry / "fragile.yaml").write_text("display_name: x\nsurprise: 1\n", encoding="utf-8")
+    result = build(make_options(board_inputs, tmp_path / "site", submissions=registry))
+    [broken] = [w for w in result.warnings if w.startswith("entrant 'fragile'")]
+    assert "fragile.yaml" in broken
+
+
+def test_descriptions_render_markdown_with_html_off_and_https_links_only(
+    built_site: Path,
+) -> None:
+    from bench.board.page import description_html
+
+    html = description_html(
+        "A **bold** claim <script>alert(1)</script> <img src=x onerror=alert(1)>\n\n"
+        "[js](javascript:alert(1)) [plain](http://example.com/p) [data](data:text/html,x) "
+        "[ok](https://example.com/ok) ![pixel](https://example.com/p.png)"
+    )
+    assert "<strong>bold</strong>" in html
+    assert "<script" not in html and "<img" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert html.count("<a ") == 2  # [ok] and the image syntax read as a link
+    assert '<a href="https://example.com/ok" rel="nofollow noopener noreferrer">ok</a>' in html
+    for refused in ("javascript:", 'href="http:', 'href="data:'):
+        assert refused not in html.replace("[js](javascript:alert(1))", "")
+    page = (built_site / "index.html").read_text()
+    [template] = re.findall(
+        r'<template id="desc-xss" class="description">(.*?)</template>', page, re.S
+    )
+    assert "<strong>hostile</strong>" in template and "<script" not in template

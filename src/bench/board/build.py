@@ -10,6 +10,7 @@ from bench.core.rng import DEFAULT_SEED
 from .errors import BoardBuildError, BoardUsageError
 from .load import BundlesLoader, Loader, RunsLoader, load_all
 from .model import Board
+from .registry import attach_registry, load_registry
 from .rows import build_rows
 
 
@@ -20,6 +21,7 @@ class BuildOptions:
     out: Path = Path("site")
     templates: Path = Path("site_templates")
     methodology: Path = Path("docs/METHODOLOGY.md")
+    submissions: Path | None = Path("submissions")  # registry files; None: no registry
     strict: bool = False
     repo_url: str | None = None
     seed: int = DEFAULT_SEED
@@ -90,9 +92,12 @@ def build(options: BuildOptions) -> BuildResult:
         B=options.resamples,
         frontier_B=options.frontier_resamples,
     )
-    warnings = list(board.warnings)
+    records, registry_warnings = load_registry(options.submissions, [e.entrant for e in entries])
+    board = attach_registry(board, records)
+    warnings = [*board.warnings, *registry_warnings]
     if not entries:
         warnings.append("no runs or bundles found")
+    board = board.model_copy(update={"warnings": list(warnings)})
     if options.strict and warnings:
         raise BoardBuildError(
             f"--strict: {len(warnings)} warning(s): " + "; ".join(warnings),

@@ -46,6 +46,19 @@ class FailedTask(Strict):
     transcript: str | None = Field(None, description="https link, or None without --repo-url")
 
 
+class EntrantInfo(Strict):
+    """What ``submissions/<entrant>.yaml`` says about the entrant (registry files are reviewed
+    in the pull request that adds the key). ``description`` is the Markdown source; the page
+    renders it with raw HTML off, https: links only and no images."""
+
+    organisation: str
+    model: str
+    links: list[str]
+    contact: str
+    license: str
+    description: str | None = None
+
+
 class EntryRow(Strict):
     key: str = Field(description="entrant/fingerprint: unique within a cohort")
     entrant: str
@@ -84,6 +97,9 @@ class EntryRow(Strict):
     languages: list[LanguageScore] = Field(
         default_factory=list, description="per-language plain means, sorted by language"
     )
+    entrant_info: EntrantInfo | None = Field(
+        None, description="from submissions/<entrant>.yaml; None when the entrant has none"
+    )
 
 
 class CohortRows(Strict):
@@ -118,6 +134,7 @@ __all__ = [
     "BOARD_FORMAT_VERSION",
     "Board",
     "CohortRows",
+    "EntrantInfo",
     "EntryRow",
     "Estimate",
     "FailedTask",

@@ -69,12 +69,36 @@ class PageContext:
     plotly_style_ids: list[str]
     languages: list[str]
     """Every language some entry has tasks in (the language filter's options)."""
+    descriptions: dict[str, str]
+    """Entrant id -> its registry description rendered (raw HTML off, https: links only)."""
 
 
 def methodology_html(markdown: str) -> str:
     from markdown_it import MarkdownIt
 
     rendered: str = MarkdownIt("js-default").render(markdown)
+    return rendered
+
+
+def _https_only(url: str) -> bool:
+    return url.strip().lower().startswith("https:")
+
+
+def description_html(markdown: str) -> str:
+    """A contributor's Markdown: raw HTML is escaped, a link that is not https: stays text,
+    images are off (the page makes no network request), links get ``rel=nofollow``."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("js-default").disable("image")
+    md.validateLink = _https_only  # type: ignore[method-assign]
+
+    def link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        tokens[idx].attrSet("rel", "nofollow noopener noreferrer")
+        rendered: str = self.renderToken(tokens, idx, options, env)
+        return rendered
+
+    md.add_render_rule("link_open", link_open)
+    rendered: str = md.render(markdown)
     return rendered
 
 
@@ -109,6 +133,12 @@ def page_context(board: Board, templates: Path, methodology_md: str) -> PageCont
         languages=sorted(
             {s.language for c in board.cohorts for e in c.entries for s in e.languages}
         ),
+        descriptions={
+            e.entrant: description_html(e.entrant_info.description)
+            for c in board.cohorts
+            for e in sorted(c.entries, key=lambda row: row.entrant)
+            if e.entrant_info is not None and e.entrant_info.description
+        },
     )
 
 
@@ -133,6 +163,7 @@ def render_page(context: PageContext, templates: Path) -> str:
         board_js=Markup(context.board_js),
         plotly_js=Markup(context.plotly_js),
         methodology=Markup(context.methodology_html),
+        descriptions={k: Markup(v) for k, v in sorted(context.descriptions.items())},
     )
 
 
@@ -140,6 +171,7 @@ __all__ = [
     "PageContext",
     "content_security_policy",
     "csp_hash",
+    "description_html",
     "page_context",
     "plotly_style_ids",
     "render_page",

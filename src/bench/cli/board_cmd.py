@@ -69,6 +69,13 @@ def board() -> None:
     default=None,
     help="The pinned task set bundles are verified against (default: tasks/).",
 )
+@click.option(
+    "--submissions",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("submissions"),
+    show_default=True,
+    help="Entrant registry files (<entrant>.yaml): names, links and descriptions on the cards.",
+)
 def build(
     runs: Path,
     results: Path,
@@ -82,6 +89,7 @@ def build(
     no_verify: bool,
     allowed_signers: Path | None,
     tasks: Path | None,
+    submissions: Path,
 ) -> None:
     """Build the board from run directories and bundles into OUT/index.html."""
     from bench.board import BuildOptions
@@ -102,6 +110,7 @@ def build(
             verify_bundles=not no_verify,
             allowed_signers=allowed_signers,
             tasks=tasks,
+            submissions=submissions,
         )
     )
     for warning in result.warnings:
