@@ -199,3 +199,19 @@ def test_golden_rows() -> None:
     assert got == json.loads(GOLDEN.read_text(encoding="utf-8")), (
         "rows changed: review, then BENCH_UPDATE_GOLDEN=1 pytest tests/board"
     )
+
+
+def test_the_p95_point_is_numpys_inverted_cdf() -> None:
+    import random
+    import typing
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from bench.board.entries import p95_point
+
+    rng = random.Random(3)
+    for n in [*range(1, 45), 299, 300, 1499, 1500]:
+        values = [rng.choice([0.1, 0.2, 0.30000000000000004, rng.random()]) for _ in range(n)]
+        entry: typing.Any = SimpleNamespace(latencies=[("t", v) for v in values])
+        assert p95_point(entry) == float(np.percentile(values, 95, method="inverted_cdf")), n

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .entries import EntryInput
+from .entries import EntryInput, p95_point
 from .model import Estimate, FamilyScore
 
 if TYPE_CHECKING:
@@ -137,11 +137,9 @@ def cohort_stats(
             return out
         rows = np.array([[table[i][t] for t in tasks] for i in chosen], dtype=np.float64)
         const = [bool(np.ptp(r) == 0.0) for r in rows]
-        # one matrix-vector product per entry, exactly as each entry alone gets it
-        M_rows = np.empty((Ww.shape[0], len(chosen)), dtype=np.float64)
-        for k in range(len(chosen)):
-            M_rows[:, k] = (Ww @ rows[k : k + 1].T)[:, 0]
-        for i, est in zip(chosen, _linear(rows, Ww, w, level, const, M_rows), strict=True):
+        # One matrix product for all entries, as for the headline (docs/DECISIONS.md: an
+        # interval end may differ from a one-entry computation in the last bit, ~1e-16).
+        for i, est in zip(chosen, _linear(rows, Ww, w, level, const), strict=True):
             out[i] = est
         return out
 
@@ -151,6 +149,8 @@ def cohort_stats(
     # Frontier membership: quality, cost per run and p95 latency recomputed per resample
     # on the first frontier_B rows of the same W. Unmeasured cost keeps an entry out.
     Wf = W[: min(frontier_B, B)]
+    # Transposed once, in the integer type weighted_quantile_rows reads: it then copies nothing.
+    WfT = np.ascontiguousarray(Wf.T, dtype=np.int64)
     index = {t: k for k, t in enumerate(tasks)}
     measured = [i for i, e in enumerate(entries) if e.costs is not None and e.latencies]
     probability: list[float | None] = [None] * len(entries)
@@ -167,15 +167,13 @@ def cohort_stats(
             cost_cols.append(Wf @ c + (full - float(c.sum())))
             lat = [(index[t], s) for t, s in e.latencies if t in index]
             lat_cols.append(
-                weighted_quantile_rows([s for _, s in lat], [k for k, _ in lat], Wf)
+                weighted_quantile_rows([s for _, s in lat], [k for k, _ in lat], WfT.T)
                 if lat
                 else np.zeros(Wf.shape[0])
             )
             q_point.append(headline[i].value)
             c_point.append(full)
-            l_point.append(
-                float(np.percentile([s for _, s in e.latencies], 95, method="inverted_cdf"))
-            )
+            l_point.append(p95_point(e))
         prob, dom = frontier_probability(
             q, np.stack(cost_cols, axis=1), np.stack(lat_cols, axis=1), level=level
         )

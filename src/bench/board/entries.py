@@ -162,4 +162,12 @@ def from_summary(
     )
 
 
-__all__ = ["EntryInput", "FailedInput", "from_summary", "transcript_link"]
+def p95_point(e: EntryInput) -> float:
+    """The entry's p95 latency: ``inverted_cdf``, the smallest x with F(x) >= 0.95, in
+    integers (the same value as ``np.percentile(..., 95, method="inverted_cdf")``)."""
+    ordered = sorted(s for _, s in e.latencies)
+    k = -(-95 * len(ordered) // 100)
+    return ordered[max(k, 1) - 1]
+
+
+__all__ = ["EntryInput", "FailedInput", "from_summary", "p95_point", "transcript_link"]

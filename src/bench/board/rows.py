@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .cohort import cohort_stats
-from .entries import EntryInput
+from .entries import EntryInput, p95_point
 from .model import Board, CohortRows, EntryRow, FailedTask, LanguageScore
 
 RANK_MODE = (
@@ -68,11 +68,7 @@ def _row(e: EntryInput, **stats: object) -> EntryRow:
 
 
 def _p95(e: EntryInput) -> float | None:
-    if not e.latencies:
-        return None
-    ordered = sorted(s for _, s in e.latencies)
-    k = -(-95 * len(ordered) // 100)  # inverted_cdf: smallest x with F(x) >= 0.95
-    return ordered[max(k, 1) - 1]
+    return p95_point(e) if e.latencies else None
 
 
 def _cohort(
