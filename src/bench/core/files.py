@@ -61,14 +61,17 @@ def _read_text(path: Path) -> str:
 def read_yaml(path: Path) -> Any:
     text = _read_text(path)
     try:
-        loader = _StrictLoader(text)
-        try:
-            if _has_alias(loader):
-                raise InputError(
-                    "anchors and aliases are not allowed", code="YAML_INVALID", path=path
-                )
-        finally:
-            loader.dispose()
+        # An anchor is spelled '&name' and an alias '*name': text with neither has none, and
+        # skips the event scan (a second parse of the whole file).
+        if "&" in text or "*" in text:
+            loader = _StrictLoader(text)
+            try:
+                if _has_alias(loader):
+                    raise InputError(
+                        "anchors and aliases are not allowed", code="YAML_INVALID", path=path
+                    )
+            finally:
+                loader.dispose()
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)

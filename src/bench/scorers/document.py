@@ -70,9 +70,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError
 
+from bench.core.schemacheck import schema_problem, validator
 from bench.core.score import Verdict
 from bench.tasks.expectations import Expectation, Fields, Json, Schema
 
@@ -171,8 +171,10 @@ def schema_errors(schema: dict[str, Any], document: Any) -> list[ValidationError
     """Every error of ``document`` against ``schema``, in a fixed order. Raises
     ``SchemaError`` for a schema that is not one, and whatever ``jsonschema`` raises for one
     that cannot be applied."""
-    Draft202012Validator.check_schema(schema)
-    return sorted(Draft202012Validator(schema).iter_errors(document), key=_where)
+    problem = schema_problem(schema)
+    if problem is not None:
+        raise SchemaError(problem)
+    return sorted(validator(schema).iter_errors(document), key=_where)
 
 
 @register("schema")

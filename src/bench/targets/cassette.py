@@ -57,6 +57,15 @@ class CassetteTarget:
         self._used: set[int] = set()
         self.size = len(entries)
 
+    def fresh(self) -> CassetteTarget:
+        """A target over the same recordings with none used yet, sharing the index (the
+        verifier replays attempts one by one, each as if the run had just started)."""
+        copy = object.__new__(CassetteTarget)
+        copy.spec, copy.source, copy.size = self.spec, self.source, self.size
+        copy._by_hash = self._by_hash
+        copy._used = set()
+        return copy
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         digest = request.request_hash()
         candidates = self._by_hash.get(digest, [])

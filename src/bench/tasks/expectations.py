@@ -63,13 +63,14 @@ class Schema(_Base):
     @field_validator("json_schema")
     @classmethod
     def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
-        from jsonschema import Draft202012Validator
-        from jsonschema.exceptions import SchemaError
+        from bench.core.schemacheck import schema_problem
 
         try:
-            Draft202012Validator.check_schema(value)
-        except SchemaError as exc:
-            raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
+            problem = schema_problem(value)
+        except (TypeError, ValueError):
+            problem = "it is not JSON"
+        if problem is not None:
+            raise ValueError(f"not a valid JSON Schema: {problem}")
         return value
 
 

@@ -53,14 +53,9 @@ def check_tasks(bundle: Path, task_set: TaskSet, run: BundleRun, manifest: Bundl
             path=str(bundle / "config.json"),
             field="task_set.task_ids",
         )
-    by_id = task_set.by_id()
+    pinned = {task.id: (task.fingerprint(), task.family, task.split) for task in task_set.tasks}
     for record in run.attempts:
-        task = by_id[record.task_id]
-        if (task.fingerprint(), task.family, task.split) != (
-            record.task_fingerprint,
-            record.family,
-            record.split,
-        ):
+        if pinned[record.task_id] != (record.task_fingerprint, record.family, record.split):
             raise VerifyFailure(
                 Code.TASK_FINGERPRINT_MISMATCH,
                 "the attempt's task differs from the pinned task",
@@ -98,22 +93,46 @@ def check_scores(bundle: Path, task_set: TaskSet, run: BundleRun) -> None:
             )
 
 
-def _replay_one(
-    task_set: TaskSet, run: BundleRun, record: AttemptRecord, scratch: Path
-) -> AttemptRecord:
+def _replay_target(run: BundleRun) -> TargetSpec:
     recorded = dict(run.config.target)
     recorded.update({"kind": "cassette", "callable": None, "cassette": CASSETTE})
-    spec = TargetSpec.model_validate(recorded)
-    target = CassetteTarget(spec, run.cassette, Path(CASSETTE))
-    plan = RunPlan(
-        run=RunDir(scratch),
-        config=run.config,
-        tasks=task_set.tasks,
-        target=target,
-        corpora=CorpusLibrary(task_set.corpus_root),
-    )
-    task = task_set.by_id()[record.task_id]
-    return asyncio.run(perform_attempt(plan, task, record.repeat))
+    return TargetSpec.model_validate(recorded)
+
+
+async def _replay(
+    bundle: Path, task_set: TaskSet, run: BundleRun, chosen: list[AttemptRecord], scratch: Path
+) -> None:
+    """Replay each chosen attempt in order, each with a fresh cassette target, in one event
+    loop with one corpus library; the first that differs is a ``REPLAY_MISMATCH``."""
+    cassette = CassetteTarget(_replay_target(run), run.cassette, Path(CASSETTE))
+    corpora = CorpusLibrary(task_set.corpus_root)
+    by_id = task_set.by_id()
+    for record in chosen:
+        plan = RunPlan(
+            run=RunDir(scratch),
+            config=run.config,
+            tasks=task_set.tasks,
+            target=cassette.fresh(),
+            corpora=corpora,
+        )
+        where = f"{record.task_id}#{record.repeat}"
+        try:
+            again = await perform_attempt(plan, by_id[record.task_id], record.repeat)
+        except BenchError as exc:
+            raise VerifyFailure(
+                Code.REPLAY_MISMATCH, exc.render(), path=str(bundle / CASSETTE), field=where
+            ) from None
+        claimed = (record.outcome, record.value, record.passed, record.trace.answers)
+        replayed = (again.outcome, again.value, again.passed, again.trace.answers)
+        if claimed != replayed:
+            detail = f" ({again.reason})" if again.reason else ""
+            raise VerifyFailure(
+                Code.REPLAY_MISMATCH,
+                f"replaying the cassette gives {again.outcome} {again.value}{detail}, "
+                f"the bundle claims {record.outcome} {record.value}",
+                path=str(bundle / CASSETTE),
+                field=where,
+            )
 
 
 def check_replay(
@@ -123,27 +142,7 @@ def check_replay(
     eligible = [r for r in run.attempts if r.outcome in RESCORED]
     chosen = random.Random(seed).sample(eligible, min(sample, len(eligible)))
     with tempfile.TemporaryDirectory(prefix="bench-verify-") as scratch:
-        for record in chosen:
-            try:
-                again = _replay_one(task_set, run, record, Path(scratch))
-            except BenchError as exc:
-                raise VerifyFailure(
-                    Code.REPLAY_MISMATCH,
-                    exc.render(),
-                    path=str(bundle / CASSETTE),
-                    field=f"{record.task_id}#{record.repeat}",
-                ) from None
-            claimed = (record.outcome, record.value, record.passed, record.trace.answers)
-            replayed = (again.outcome, again.value, again.passed, again.trace.answers)
-            if claimed != replayed:
-                detail = f" ({again.reason})" if again.reason else ""
-                raise VerifyFailure(
-                    Code.REPLAY_MISMATCH,
-                    f"replaying the cassette gives {again.outcome} {again.value}{detail}, "
-                    f"the bundle claims {record.outcome} {record.value}",
-                    path=str(bundle / CASSETTE),
-                    field=f"{record.task_id}#{record.repeat}",
-                )
+        asyncio.run(_replay(bundle, task_set, run, chosen, Path(scratch)))
     return [f"{r.task_id}#{r.repeat}" for r in chosen]
 
 

@@ -34,16 +34,14 @@ calls give byte-identical results.
 from __future__ import annotations
 
 import copy
-import functools
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.exceptions import ValidationError
 
-from bench.core.canonical import canonical_json
 from bench.core.errors import HarnessFault
+from bench.core.schemacheck import schema_problem, validator
 from bench.core.trace import ToolDef
 from bench.corpus import Corpus
 from bench.tasks.model import BuiltinTool, Task
@@ -52,17 +50,6 @@ from .builtins import builtin_def, builtin_parameters, search_docs
 from .result import ToolResult
 from .spec import DataTool, ToolDataError
 from .values import to_json
-
-
-@functools.lru_cache(maxsize=1024)
-def _schema_problem(schema_json: str) -> str | None:
-    """Checking a schema against the meta-schema costs ~1.6 ms; a run builds a fresh world per
-    attempt from the same few schemas, so each distinct schema is checked once per process."""
-    try:
-        Draft202012Validator.check_schema(json.loads(schema_json))
-    except SchemaError as exc:
-        return str(exc.message)
-    return None
 
 
 def _describe(error: ValidationError) -> str:
@@ -94,10 +81,10 @@ class World:
                     self._tools[name] = DataTool(tool)
                 except ToolDataError as exc:
                     raise self._fault(f"tools.{name}.{exc.field}", exc.message) from None
-            problem = _schema_problem(canonical_json(schema).decode())
+            problem = schema_problem(schema)
             if problem is not None:
                 raise self._fault(f"tools.{name}.parameters", f"not a valid JSON Schema: {problem}")
-            self._validators[name] = Draft202012Validator(schema)
+            self._validators[name] = validator(schema)
         try:
             self._state: dict[str, Any] = to_json(task.state)
         except ValueError as exc:
