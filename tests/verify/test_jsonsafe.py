@@ -33,17 +33,22 @@ def _reference_depth(value: Any) -> int:
     return 0
 
 
-def _with_duplicate(text: str) -> str | None:
-    """``text`` with its first object's first pair written twice, if it has an object."""
-    start = text.find('{"')
-    if start < 0:
-        return None
-    decoder = json.JSONDecoder()
-    key, end = decoder.raw_decode(text, start + 1)
-    colon = text.index(":", end)
-    value_end = decoder.raw_decode(text, colon + 1)[1]
-    pair = text[start + 1 : value_end]
-    return text[: start + 1] + pair + "," + text[start + 1 :]
+def _with_duplicate(value: Any) -> str | None:
+    """A compact text of ``value`` whose first object (searched depth first) writes its first
+    pair twice; ``None`` when ``value`` holds no non-empty object."""
+    compact: dict[str, Any] = {"separators": (",", ":"), "ensure_ascii": False}
+    if isinstance(value, dict) and value:
+        key, item = next(iter(value.items()))
+        pair = json.dumps(key, **compact) + ":" + json.dumps(item, **compact)
+        return "{" + pair + "," + json.dumps(value, **compact)[1:]
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            inner = _with_duplicate(item)
+            if inner is not None:
+                parts = [json.dumps(x, **compact) for x in value]
+                parts[index] = inner
+                return "[" + ",".join(parts) + "]"
+    return None
 
 
 def _code(data: bytes) -> str | None:
@@ -62,7 +67,7 @@ def test_depth_and_duplicates_match_a_full_parse(value: Any, ascii_only: bool) -
     assert jsonsafe.depth(data) == _reference_depth(value)
     assert jsonsafe.load(data, "x.json") == value
     assert jsonsafe.load(json.dumps(value, indent=1).encode(), "x.json") == value
-    doubled = _with_duplicate(text)
+    doubled = _with_duplicate(value)
     if doubled is not None:
         assert _code(doubled.encode()) == "DUPLICATE_KEY"
 
