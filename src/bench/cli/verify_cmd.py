@@ -51,7 +51,41 @@ from .common import CONTEXT
     show_default=True,
     help="Attempts to replay from the cassette.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the replay sample.")
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the replay sample (and of the --live sample).",
+)
+@click.option(
+    "--live",
+    is_flag=True,
+    help="After the offline checks pass, re-run a seeded sample of public tasks against the "
+    "entrant's endpoint from --endpoint-allowlist and test the live pass rate against the "
+    "claimed one. Needs the key's environment variable; maintainers only.",
+)
+@click.option(
+    "--endpoint-allowlist",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="With --live: the trusted allow-list of endpoints (e.g. submissions/endpoints.yaml; "
+    "read at --base-ref when given). Never a URL from the bundle.",
+)
+@click.option(
+    "--live-sample",
+    type=click.IntRange(min=1, max=1000),
+    default=30,
+    show_default=True,
+    help="With --live: public tasks to re-run (each with the bundle's repeats).",
+)
+@click.option(
+    "--live-alpha",
+    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    default=0.01,
+    show_default=True,
+    help="With --live: significance level of the exact sign-flip test.",
+)
 @click.option(
     "--format",
     "fmt",
@@ -71,6 +105,10 @@ def verify(
     repository: str,
     replay_sample: int,
     seed: int,
+    live: bool,
+    endpoint_allowlist: Path | None,
+    live_sample: int,
+    live_alpha: float,
     fmt: str,
 ) -> None:
     """Verify the bundle at BUNDLE (results/<entrant>/<run_id>); write nothing.
@@ -78,9 +116,28 @@ def verify(
     Exit 0 valid, 1 invalid, 2 unusable input. Codes: docs/VERIFY-ERRORS.md. In a pull
     request pass --base-ref with the base commit: keys come from the base branch, never from
     the change being verified (a bad REF, or no allowed_signers there, is SIGNERS_UNUSABLE).
+
+    --live (with --endpoint-allowlist) then re-runs --live-sample public tasks against the
+    endpoint on the allow-list whose endpoint_id the bundle records: LIVE_INCONSISTENT (exit 1)
+    when the exact sign-flip p-value is below --live-alpha, LIVE_RERUN_FAILED (exit 2) when the
+    re-run itself failed. Nothing is written outside a temp directory, removed after. Details:
+    docs/LIVE-VERIFY.md.
     """
+    from click.core import ParameterSource
+
+    from bench.core.errors import UsageError
     from bench.verify import VerifyOptions, verify_bundle
     from bench.verify.render import render
+
+    if live and endpoint_allowlist is None:
+        raise UsageError("--live needs --endpoint-allowlist FILE (the trusted allow-list)")
+    given = [
+        f"--{name.replace('_', '-')}"
+        for name in ("endpoint_allowlist", "live_sample", "live_alpha")
+        if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+    ]
+    if given and not live:
+        raise UsageError(f"{', '.join(given)} only apply with --live")
 
     options = VerifyOptions(
         results_root=results_root,
@@ -92,6 +149,13 @@ def verify(
         seed=seed,
         repository=repository,
     )
+    if live and endpoint_allowlist is not None:
+        from bench.verify.live import LiveOptions, verify_live
+
+        live_options = LiveOptions(endpoint_allowlist, sample=live_sample, alpha=live_alpha)
+        result = verify_live(bundle, options, live_options)
+        click.echo(render(result, fmt), err=not result.valid and fmt == "text")
+        ctx.exit(result.exit_code)
     verdict = verify_bundle(bundle, options)
     click.echo(render(verdict, fmt), err=not verdict.valid and fmt == "text")
     ctx.exit(verdict.exit_code)

@@ -2,6 +2,11 @@
 
 A code is *unusable* (exit 2) when the verifier's own inputs are bad (no bundle there, a broken
 ``allowed_signers`` or task set); every other code means the bundle is invalid (exit 1).
+
+``LIVE_CODES`` come only from ``bench verify --live`` (docs/LIVE-VERIFY.md), never from the
+offline checks: the offline adversarial suite has a fixture for every code outside that set.
+A live re-run that could not happen (no key, an unreachable endpoint, errored attempts) is
+unusable, never invalid: it must not read as the entrant's fault.
 """
 
 from __future__ import annotations
@@ -50,9 +55,36 @@ class Code(StrEnum):
     SCORE_MISMATCH = "SCORE_MISMATCH"
     REPLAY_MISMATCH = "REPLAY_MISMATCH"
     ERROR_RATE_HIGH = "ERROR_RATE_HIGH"
+    LIVE_ALLOWLIST_INVALID = "LIVE_ALLOWLIST_INVALID"
+    LIVE_ENTRANT_NOT_LISTED = "LIVE_ENTRANT_NOT_LISTED"
+    LIVE_ENDPOINT_NOT_ALLOWED = "LIVE_ENDPOINT_NOT_ALLOWED"
+    LIVE_KEY_MISSING = "LIVE_KEY_MISSING"
+    LIVE_RERUN_FAILED = "LIVE_RERUN_FAILED"
+    LIVE_INCONSISTENT = "LIVE_INCONSISTENT"
 
 
-UNUSABLE = frozenset({Code.BUNDLE_NOT_FOUND, Code.SIGNERS_UNUSABLE, Code.TASKS_UNUSABLE})
+LIVE_CODES = frozenset(
+    {
+        Code.LIVE_ALLOWLIST_INVALID,
+        Code.LIVE_ENTRANT_NOT_LISTED,
+        Code.LIVE_ENDPOINT_NOT_ALLOWED,
+        Code.LIVE_KEY_MISSING,
+        Code.LIVE_RERUN_FAILED,
+        Code.LIVE_INCONSISTENT,
+    }
+)
+
+UNUSABLE = frozenset(
+    {
+        Code.BUNDLE_NOT_FOUND,
+        Code.SIGNERS_UNUSABLE,
+        Code.TASKS_UNUSABLE,
+        Code.LIVE_ALLOWLIST_INVALID,
+        Code.LIVE_ENTRANT_NOT_LISTED,
+        Code.LIVE_KEY_MISSING,
+        Code.LIVE_RERUN_FAILED,
+    }
+)
 
 
 def exit_code(code: Code | None) -> int:
@@ -61,4 +93,4 @@ def exit_code(code: Code | None) -> int:
     return 2 if code in UNUSABLE else 1
 
 
-__all__ = ["UNUSABLE", "Code", "exit_code"]
+__all__ = ["LIVE_CODES", "UNUSABLE", "Code", "exit_code"]

@@ -59,6 +59,16 @@ def place(bundle: Path, results_root: Path) -> Placement:
         raise VerifyFailure(Code.PATH_UNSAFE, "the bundle directory is a symlink", path=str(bundle))
     if not bundle.is_dir():
         raise VerifyFailure(Code.BUNDLE_NOT_FOUND, "no bundle directory here", path=str(bundle))
+    # Every directory between the results root and the bundle, as written (before resolving,
+    # which would hide a symlinked entrant directory behind its target's name).
+    written, written_root = Path(os.path.abspath(bundle)), Path(os.path.abspath(results_root))
+    if written.is_relative_to(written_root):
+        for ancestor in written.relative_to(written_root).parents:
+            step = written_root / ancestor
+            if step != written_root and step.is_symlink():
+                raise VerifyFailure(
+                    Code.PATH_UNSAFE, f"{step.name}/ on the way is a symlink", path=str(bundle)
+                )
     root = results_root.resolve()
     here = bundle.resolve()
     try:

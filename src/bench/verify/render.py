@@ -3,6 +3,9 @@
 Everything that came from the bundle (paths, fields, messages quoting its content) is
 contributor text: in Markdown it goes inside an inline code span with backticks, pipes and
 control characters neutralised, so it cannot open links, mention people or break the table.
+
+A ``LiveVerdict`` (``bench verify --live``) renders as its offline verdict plus the live check:
+n, passes, claimed and live rates, the test, its p-value, alpha and the decision.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import re
 import unicodedata
 from typing import Any
 
+from .live import LiveCheck, LiveVerdict
 from .verifier import BundleVerdict
 
 _MAX = 300
@@ -33,7 +37,80 @@ def md_code(text: str | None) -> str:
     return f"`{clean}`"
 
 
-def as_dict(verdict: BundleVerdict) -> dict[str, Any]:
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _p(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4g}"
+
+
+def live_dict(check: LiveCheck) -> dict[str, Any]:
+    return {
+        "decision": check.decision,
+        "reason": check.reason,
+        "test": check.test,
+        "n": check.n,
+        "repeats": check.repeats,
+        "sampled": list(check.sampled),
+        "excluded": list(check.excluded),
+        "claimed_passes": check.claimed_passes,
+        "live_passes": check.live_passes,
+        "claimed_rate": check.claimed_rate,
+        "live_rate": check.live_rate,
+        "live_better": check.live_better,
+        "live_worse": check.live_worse,
+        "p_value": check.p_value,
+        "p_value_errors_as_failures": check.p_value_errors_as_failures,
+        "alpha": check.alpha,
+        "endpoint": check.endpoint,
+        "endpoint_id": check.endpoint_id,
+        "model": check.model,
+        "requests": check.requests,
+    }
+
+
+def live_text(check: LiveCheck) -> str:
+    attempts = check.n * check.repeats
+    where = (
+        f"endpoint {_plain(check.endpoint)} ({check.endpoint_id}), model {_plain(check.model)}, "
+        f"{check.requests} model call(s)"
+    )
+    if check.n == 0:
+        return f"live: {check.decision} — {_plain(check.reason)}; {where}"
+    text = (
+        f"live: {check.decision} — {check.test}: n = {check.n} task(s) × {check.repeats} "
+        f"repeat(s); claimed {check.claimed_passes}/{attempts} ({_rate(check.claimed_rate)}), "
+        f"live {check.live_passes}/{attempts} ({_rate(check.live_rate)}); live better on "
+        f"{check.live_better}, worse on {check.live_worse}; p = {_p(check.p_value)}, "
+        f"alpha = {check.alpha:g}"
+    )
+    if check.excluded:
+        text += (
+            f"; {len(check.excluded)} of {len(check.sampled)} sampled task(s) errored live "
+            f"(p = {_p(check.p_value_errors_as_failures)} counting them as failures)"
+        )
+    return f"{text}; {where}"
+
+
+def _live_rows(check: LiveCheck) -> list[tuple[str, str]]:
+    attempts = check.n * check.repeats
+    return [
+        ("live decision", f"**{check.decision}**"),
+        ("live test", check.test),
+        ("tasks compared (n)", f"{check.n} of {len(check.sampled)} sampled, × {check.repeats}"),
+        ("claimed passes", f"{check.claimed_passes}/{attempts} ({_rate(check.claimed_rate)})"),
+        ("live passes", f"{check.live_passes}/{attempts} ({_rate(check.live_rate)})"),
+        ("p-value", f"{_p(check.p_value)} (alpha {check.alpha:g})"),
+        ("live endpoint", f"{md_code(check.endpoint)} {md_code(check.model)}"),
+        ("live reason", md_code(check.reason)),
+    ]
+
+
+def as_dict(verdict: BundleVerdict | LiveVerdict) -> dict[str, Any]:
+    if isinstance(verdict, LiveVerdict):
+        live = live_dict(verdict.live) if verdict.live is not None else None
+        return {**as_dict(verdict.verdict), "live": live}
     return {
         "bundle": verdict.bundle,
         "valid": verdict.valid,
@@ -50,11 +127,14 @@ def as_dict(verdict: BundleVerdict) -> dict[str, Any]:
     }
 
 
-def render_json(verdict: BundleVerdict) -> str:
+def render_json(verdict: BundleVerdict | LiveVerdict) -> str:
     return json.dumps(as_dict(verdict), indent=2, sort_keys=True)
 
 
-def render_text(verdict: BundleVerdict) -> str:
+def render_text(verdict: BundleVerdict | LiveVerdict) -> str:
+    if isinstance(verdict, LiveVerdict):
+        head = render_text(verdict.verdict)
+        return head if verdict.live is None else f"{head}\n{live_text(verdict.live)}"
     if verdict.valid:
         extra = " (partial run)" if verdict.partial else ""
         return (
@@ -66,7 +146,10 @@ def render_text(verdict: BundleVerdict) -> str:
     return f"error[{code}]: {where}: {_plain(verdict.message)}"
 
 
-def render_markdown(verdict: BundleVerdict) -> str:
+def render_markdown(verdict: BundleVerdict | LiveVerdict) -> str:
+    check = verdict.live if isinstance(verdict, LiveVerdict) else None
+    if isinstance(verdict, LiveVerdict):
+        verdict = verdict.verdict
     head = "✅ **Bundle valid**" if verdict.valid else "❌ **Bundle refused**"
     rows = [
         ("bundle", md_code(verdict.bundle)),
@@ -82,12 +165,14 @@ def render_markdown(verdict: BundleVerdict) -> str:
         ]
     else:
         rows.append(("replayed", str(len(verdict.replayed))))
+    if check is not None:
+        rows += _live_rows(check)
     passed = ", ".join(verdict.checks) or "none"
     table = "\n".join(f"| {name} | {value} |" for name, value in rows)
     return f"{head}\n\n| | |\n|---|---|\n{table}\n\nChecks passed: {passed}.\n"
 
 
-def render(verdict: BundleVerdict, fmt: str) -> str:
+def render(verdict: BundleVerdict | LiveVerdict, fmt: str) -> str:
     if fmt == "json":
         return render_json(verdict)
     if fmt == "markdown":
@@ -95,4 +180,13 @@ def render(verdict: BundleVerdict, fmt: str) -> str:
     return render_text(verdict)
 
 
-__all__ = ["as_dict", "md_code", "render", "render_json", "render_markdown", "render_text"]
+__all__ = [
+    "as_dict",
+    "live_dict",
+    "live_text",
+    "md_code",
+    "render",
+    "render_json",
+    "render_markdown",
+    "render_text",
+]
