@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 from bench.core.validation import describe
 from bench.records.bundle import ATTEMPTS, CASSETTE, CONFIG, STATUS, TARGET, BundleManifest
 from bench.records.run import AttemptRecord, RunConfig, RunStatus
+from bench.targets.base import redact_url
 
 from . import jsonsafe
 from .codes import Code
@@ -106,6 +107,15 @@ def check_consistency(bundle: Path, run: BundleRun, manifest: BundleManifest) ->
             raise _inconsistent(
                 f"'{found}' but the manifest says '{claimed}'", bundle / CONFIG, field
             )
+    url = config.target.get("base_url")
+    if isinstance(url, str) and redact_url(url) != url:
+        raise VerifyFailure(
+            Code.RECORD_INVALID,
+            "the recorded base URL keeps credentials, a path or a query (bench bundle cuts it "
+            "to scheme://host[:port]; a bundle must not publish a secret)",
+            path=str(bundle / CONFIG),
+            field="target.base_url",
+        )
     fingerprint = config.fingerprint()
     if fingerprint != manifest.config_fingerprint:
         raise _inconsistent("config fingerprint differs from the manifest's", bundle / CONFIG)
