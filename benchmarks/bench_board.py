@@ -68,6 +68,56 @@ def scipy_pair_seconds(entries: list[EntryInput], pairs: int, resamples: int) ->
     return (time.perf_counter() - start) / pairs
 
 
+BROWSER_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+def browser_timings(page_bytes: bytes) -> str:
+    """First contentful paint, time to interactive (the charts drawn and the table's handlers
+    attached) and the mean of two sorts by headline, in headless Chromium
+    opening the page from disk; median of 3 fresh page loads."""
+    import shutil
+    import statistics
+
+    chromium = shutil.which("chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return "browser: playwright not installed"
+    if chromium is None:
+        return "browser: no chromium on PATH (apt-get install chromium)"
+    paint, ready, sort = [], [], []
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        index = Path(tmp) / "index.html"
+        index.write_bytes(page_bytes)
+        browser = p.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
+        for _ in range(3):
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = context.new_page()
+            page.goto(index.as_uri(), timeout=180_000, wait_until="commit")
+            page.wait_for_selector("div.chart .main-svg", timeout=180_000)
+            page.wait_for_function("document.querySelector('tr.entry') !== null")
+            ready.append(page.evaluate("performance.now()"))
+            paint.append(page.evaluate(
+                "performance.getEntriesByName('first-contentful-paint')[0].startTime"
+            ))  # fmt: skip
+            sort.append(page.evaluate(
+                """() => { const b = document.querySelector('button[data-sort="headline"]');
+                   const t0 = performance.now(); b.click(); b.click();
+                   return (performance.now() - t0) / 2; }"""
+            ))  # fmt: skip
+            context.close()
+        browser.close()
+    return (
+        f"browser (median of 3 loads from file://): first contentful paint "
+        f"{statistics.median(paint) / 1e3:.2f} s, interactive (charts drawn, handlers live) "
+        f"{statistics.median(ready) / 1e3:.2f} s, one sort of the table "
+        f"{statistics.median(sort):.0f} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--entrants", type=int, nargs="+", default=[10, 100, 1000])
@@ -76,6 +126,7 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--frontier-resamples", type=int, default=1000)
     parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--no-browser", action="store_true", help="skip the Chromium timings")
     args = parser.parse_args()
     print(f"tasks {args.tasks} x repeats {args.repeats}, B = {args.resamples}, "
           f"frontier B = {args.frontier_resamples}")  # fmt: skip
@@ -99,6 +150,8 @@ def main() -> None:
             f"scipy.stats.bootstrap {per_pair * 1e3:6.1f} ms/pair x {pairs} pairs = "
             f"{per_pair * pairs:9.1f} s (extrapolated), ratio {per_pair * pairs / t_rows:8.1f}x"
         )
+        if not args.no_browser and n == max(args.entrants):
+            print(f"       {browser_timings(page)}")
 
 
 if __name__ == "__main__":
