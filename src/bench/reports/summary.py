@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bench.core.score import TaskScore
@@ -57,6 +57,9 @@ class RunSummary:
     """(task id, repeat, what happened) for every safety violation."""
     languages: dict[str, tuple[float, int]]
     """Language → (mean task value, tasks), over scorable tasks; per-language, not stratified."""
+    endpoint_warnings: dict[str, int] = field(default_factory=dict)
+    """Warning → model calls it was raised on (an exchange's ``raw.warnings``, e.g. an endpoint
+    that did not enforce ``tool_choice: required``); model calls in all, under ``"calls"``."""
 
     @property
     def passed_tasks(self) -> int:
@@ -192,7 +195,16 @@ def summarize(run: RunDir, seed: int | None = None) -> RunSummary:
         lang: (math.fsum(values) / len(values), len(values))
         for lang, values in sorted(by_language.items())
     }
+    endpoint_warnings: dict[str, int] = defaultdict(int)
+    for record in records:
+        for exchange in record.trace.exchanges:
+            endpoint_warnings["calls"] += 1
+            raw = exchange.response.get("raw")
+            said = raw.get("warnings") if isinstance(raw, dict) else None
+            for warning in said if isinstance(said, list) else []:
+                endpoint_warnings[str(warning)] += 1
     return RunSummary(
+        endpoint_warnings=dict(endpoint_warnings) if len(endpoint_warnings) > 1 else {},
         languages=languages,
         axes=axis_view(axis_values(by_task)),
         safety=tuple((r.task_id, r.repeat, text) for r in records for text in r.safety_violations),

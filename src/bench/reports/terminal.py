@@ -78,6 +78,12 @@ def render_summary(summary: RunSummary) -> list[str]:
             for name, mean in sorted(head.family_means.items())
         ]
         lines.append("  family means: " + " · ".join(parts))
+    calls = summary.endpoint_warnings.get("calls", 0)
+    for warning, count in sorted(summary.endpoint_warnings.items()):
+        if warning == "calls":
+            continue
+        said = ENDPOINT_WARNINGS.get(warning, warning)
+        lines.append(f"  endpoint warning: {said} in {count} of {calls} model call(s)")
     if len(summary.languages) > 1:
         parts = [f"{lang} {mean:.3f} ({n})" for lang, (mean, n) in summary.languages.items()]
         lines.append("  languages (plain means): " + " · ".join(parts))
@@ -87,6 +93,12 @@ def render_summary(summary: RunSummary) -> list[str]:
         lines.append(f"  axis view {axes.score:.3f}: " + " · ".join(parts))
         lines.extend(f"  note: {warning}" for warning in head.warnings)
     return lines
+
+
+ENDPOINT_WARNINGS = {
+    "tool_choice_not_enforced": "tool_choice=required was not enforced (the model answered "
+    "without a tool call)",
+}
 
 
 def render_show(summary: RunSummary) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
 
-from .base import ModelRequest, ModelResponse, TargetSpec
+from .base import ModelRequest, ModelResponse, TargetSpec, choice_warnings
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object
 from .openai import EMPTY_PARAMETERS, tool_arguments
 
@@ -283,7 +283,11 @@ class AnthropicTarget:
         body = request_body(request, self.spec)
         reply = await self.http.post(PATH, body, MessageStream() if self.spec.stream else None)
         response = parse_message(reply.body)
-        return response.model_copy(update={"raw": reply.raw(PATH, body)})
+        raw = reply.raw(PATH, body)
+        required = body.get("tool_choice") == {"type": "any"} and bool(body.get("tools"))
+        if warnings := choice_warnings(required, response):
+            raw["warnings"] = warnings
+        return response.model_copy(update={"raw": raw})
 
     async def aclose(self) -> None:
         await self.http.aclose()

@@ -40,6 +40,17 @@ class ModelResponse(Strict):
     raw: dict[str, Any] | None = None
 
 
+TOOL_CHOICE_NOT_ENFORCED = "tool_choice_not_enforced"
+"""A warning in an exchange's ``raw``: the request asked for ``tool_choice: required`` (with
+tools offered) and the endpoint let the model answer without a tool call. The answer is still
+the model's and is scored as it is; the run's summary counts these (docs/TARGETS.md)."""
+
+
+def choice_warnings(required: bool, response: ModelResponse) -> list[str]:
+    """``[TOOL_CHOICE_NOT_ENFORCED]`` when a required tool call did not come, else ``[]``."""
+    return [TOOL_CHOICE_NOT_ENFORCED] if required and not response.tool_calls else []
+
+
 class Pricing(Strict):
     """Published rates in US dollars per million tokens."""
 

@@ -20,7 +20,7 @@ from typing import Any
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
 
-from .base import ModelRequest, ModelResponse, TargetSpec
+from .base import ModelRequest, ModelResponse, TargetSpec, choice_warnings
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object, loads_strict
 
 PATH = "/chat/completions"
@@ -315,7 +315,11 @@ class OpenAITarget:
         reply = await self.http.post(PATH, body, ChatStream() if self.spec.stream else None)
         # The body is already scrubbed of the key, so is everything parsed from it.
         response = parse_completion(reply.body)
-        return response.model_copy(update={"raw": reply.raw(PATH, body)})
+        raw = reply.raw(PATH, body)
+        required = body.get("tool_choice") == "required" and bool(body.get("tools"))
+        if warnings := choice_warnings(required, response):
+            raw["warnings"] = warnings
+        return response.model_copy(update={"raw": raw})
 
     async def aclose(self) -> None:
         await self.http.aclose()
