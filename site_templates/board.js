@@ -102,7 +102,8 @@
     var cohort = cohorts[cohortIndex];
     var r = cohort.entries.filter(function (e) { return e.key === key; })[0];
     if (!r) return;
-    document.getElementById("card-title").textContent = r.display_name;
+    document.getElementById("card-title").textContent =
+      r.display_name + (r.config_label ? " (" + r.config_label + ")" : "");
     cardBody.replaceChildren();
     cardBody.appendChild(dl([
       ["entrant", r.entrant], ["run", r.run_id + " (" + r.source + ": " + r.source_path + ")"],

@@ -190,6 +190,8 @@ def test_registry_names_the_rows_and_warns_of_unknown_entrants(built_site: Path)
     board = Board.model_validate_json((built_site / "board.json").read_text())
     rows = {e.entrant: e for c in board.cohorts for e in c.entries}
     assert rows["tied-one"].display_name == "Tied One (registered)"
+    assert rows["tied-one"].config_label == "Tied One"  # the run's own name, kept
+    assert rows["xss"].config_label is None  # the same name twice is said once
     info = rows["tied-one"].entrant_info
     assert info is not None and info.links == ["https://example.com/tied-one"]
     assert info.organisation == "Example Lab" and info.description is None

@@ -100,6 +100,11 @@ class EntryRow(Strict):
     entrant_info: EntrantInfo | None = Field(
         None, description="from submissions/<entrant>.yaml; None when the entrant has none"
     )
+    config_label: str | None = Field(
+        None,
+        description="the run's own display name when the registry's name replaced it (tells "
+        "two configurations of one entrant apart)",
+    )
 
 
 class CohortRows(Strict):

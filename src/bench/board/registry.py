@@ -55,8 +55,15 @@ def attach_registry(board: Board, records: dict[str, EntrantRecord]) -> Board:
                 license=record.license,
                 description=record.description,
             )
+            label = row.display_name if row.display_name != record.display_name else None
             rows.append(
-                row.model_copy(update={"display_name": record.display_name, "entrant_info": info})
+                row.model_copy(
+                    update={
+                        "display_name": record.display_name,
+                        "entrant_info": info,
+                        "config_label": label,
+                    }
+                )
             )
         cohorts.append(cohort.model_copy(update={"entries": rows}))
     return board.model_copy(update={"cohorts": cohorts})
