@@ -87,6 +87,20 @@ def test_non_dominated_matches_the_definition(E: int) -> None:
         assert np.array_equal(non_dominated(o[:, 0], *o[:, 1:].T), expected)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_frontier_sweep_matches_the_definition(seed: int) -> None:
+    from bench.stats.pareto import _dominated_sweep
+
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        E, K = int(rng.integers(1, 45)), int(rng.integers(1, 4))
+        o = rng.integers(0, int(rng.integers(1, 6)), size=(E, K)).astype(float)
+        if E > 3:
+            o[2] = o[1]  # duplicates: neither dominates the other
+            o[3, 0] = -0.0 if o[3, 0] == 0.0 else o[3, 0]
+        assert np.array_equal(_dominated_sweep(o), ref_dominated(o)), o
+
+
 def test_frontier_probability_matches_per_resample_definition() -> None:
     rng = np.random.default_rng(5)
     B, E = 40, 25
