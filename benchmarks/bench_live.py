@@ -19,7 +19,8 @@ and a warm-up of ``--warmup`` requests are outside the clock. The clients:
   tool-eval-bench==3.0.0``), never in the project's ``.venv``.
 * httpx floor: a bare ``httpx.AsyncClient.post`` of the same bytes, then ``json.loads``.
 * asyncio floor: the same request written to an ``asyncio.open_connection`` socket by hand,
-  read to EOF (the mock closes every connection), ``json.loads`` of the body.
+  a new connection per request (``Connection: close``, read to EOF), ``json.loads`` of the
+  body: the cost of one exchange without a client library or a connection pool.
 
 Part 2, latency. 1,000 attempts through ``bench.runner.start_run`` at concurrency 64, with an
 ``openai`` target pointing at a second mock server started with ``--fault delay,s=0.1``; each
@@ -206,13 +207,14 @@ async def _asyncio(
     payload = _body()
     head = (
         f"POST {parts.path}/chat/completions HTTP/1.1\r\nHost: {host}:{port}\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+        "Connection: close\r\n\r\n"
     ).encode()
 
     async def call() -> bool:
         reader, writer = await asyncio.open_connection(host, port)
         writer.write(head + payload)
-        raw = await reader.read()  # the mock answers "Connection: close"
+        raw = await reader.read()  # we asked to close: the body ends at EOF
         writer.close()
         status, _, body = raw.partition(b"\r\n\r\n")
         return status.startswith(b"HTTP/1.1 200") and _one_call(json.loads(body))

@@ -14,12 +14,18 @@ every retry by ``timeouts.deadline_s``; a wait that would pass the deadline is n
 
 Nothing sent in headers (the API key) is recorded; the key is scrubbed from anything the
 server sends back before it reaches a trace.
+
+The transport: plain ``http://`` with no proxy in the way (loopback always; another host when
+no ``http_proxy``/``HTTP_PROXY``/``all_proxy``/``ALL_PROXY`` is set) goes over ``wire``, our own
+small HTTP/1.1 client, because httpx costs several times its CPU per request; ``https://`` and
+proxied URLs go over httpx. Both map to the same failure codes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
@@ -35,6 +41,7 @@ import httpx
 from bench import __version__
 from bench.core.errors import EntrantError
 
+from . import wire
 from .base import RetrySettings, TargetSpec
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -42,6 +49,7 @@ MAX_ERROR_BYTES = 64 * 1024
 DEADLINE_GRACE_S = 1.0
 RECORDED_HEADERS = ("server", "x-request-id", "request-id")
 REDACTED = "[redacted]"
+PROXY_VARIABLES = ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY")
 
 
 @dataclass(frozen=True)
@@ -220,14 +228,14 @@ def classify_status(status: int, headers: Mapping[str, str], body: bytes) -> Fai
     )
 
 
-def _transport_failure(exc: httpx.HTTPError) -> Failure:
+def _transport_failure(exc: httpx.HTTPError | wire.WireError) -> Failure:
     kind = type(exc).__name__
     text = str(exc) or kind
-    if isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
+    if isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError | wire.ConnectError):
         return Failure(
             code="ENDPOINT_UNREACHABLE", message=f"cannot connect ({kind}: {text})", retryable=True
         )
-    if isinstance(exc, httpx.TimeoutException):
+    if isinstance(exc, httpx.TimeoutException | wire.WireTimeout):
         return Failure(code="ENDPOINT_TIMEOUT", message=f"timed out ({kind})", retryable=True)
     if isinstance(exc, httpx.UnsupportedProtocol):
         return Failure(
@@ -295,8 +303,20 @@ def _is_loopback(url: str) -> bool:
     return host in ("localhost", "::1") or host.startswith("127.")
 
 
+def uses_wire(url: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``url`` goes over ``wire`` rather than httpx: plain ``http://`` that no proxy
+    variable applies to (loopback never goes through a proxy here)."""
+    if urlsplit(url).scheme.lower() != "http":
+        return False
+    if _is_loopback(url):
+        return True
+    env = os.environ if environ is None else environ
+    return not any(env.get(name) for name in PROXY_VARIABLES)
+
+
 class HttpEndpoint:
-    """One per target: a lazily made httpx client, the shared pause after a 429, the retry loop.
+    """One per target: a lazily made client (``wire`` or httpx, see the module docstring), the
+    shared pause after a 429, the retry loop.
 
     Safe to share between the concurrent attempts of a run (one event loop)."""
 
@@ -315,13 +335,17 @@ class HttpEndpoint:
         key = spec.api_key()
         self.secrets: tuple[str, ...] = (key,) if key and len(key) >= 6 else ()
         self._rng = rng if rng is not None else random.Random(spec.retry.seed)
-        self._client: httpx.AsyncClient | None = None
+        self._client: httpx.AsyncClient | wire.Pool | None = None
+        self.transport = "wire" if uses_wire(self.base_url) else "httpx"
         self._paused_until = 0.0
         self.requests_sent = 0
 
-    def _http(self) -> httpx.AsyncClient:
+    def _http(self) -> httpx.AsyncClient | wire.Pool:
         if self._client is None:
             t = self.spec.timeouts
+            if self.transport == "wire":
+                self._client = wire.Pool(connect_s=t.connect_s, read_s=t.read_s)
+                return self._client
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(
                     connect=t.connect_s, read=t.read_s, write=t.read_s, pool=t.connect_s
@@ -401,7 +425,7 @@ class HttpEndpoint:
                 )
             except AttemptFailed as exc:
                 failure = exc.failure
-            except httpx.HTTPError as exc:
+            except (httpx.HTTPError, wire.WireError) as exc:
                 failure = _transport_failure(exc)
             entry: dict[str, Any] = {
                 "attempt": number,
@@ -500,7 +524,9 @@ def scrub_bytes(body: bytes, secrets: tuple[str, ...]) -> bytes:
     return body
 
 
-async def _read_capped(response: httpx.Response, cap: int, *, truncate: bool = False) -> bytes:
+async def _read_capped(
+    response: httpx.Response | wire.Response, cap: int, *, truncate: bool = False
+) -> bytes:
     chunks: list[bytes] = []
     size = 0
     async with closing(response.aiter_bytes()) as body:
@@ -521,7 +547,9 @@ async def _read_capped(response: httpx.Response, cap: int, *, truncate: bool = F
     return b"".join(chunks)
 
 
-async def _read_events(response: httpx.Response, stream: StreamFormat) -> list[SseEvent]:
+async def _read_events(
+    response: httpx.Response | wire.Response, stream: StreamFormat
+) -> list[SseEvent]:
     """Events until the format's last one (or the end of the body)."""
     parser = SseParser()
     events: list[SseEvent] = []

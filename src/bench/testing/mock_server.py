@@ -36,7 +36,14 @@ unset); path plans are counted per distinct plan text:
     (any kind),latency=0.2       wait 0.2 s first
 
 Faults touch only the two model endpoints; ``/health`` and ``/v1/models`` always answer.
-Every request is recorded (``MockServer.requests()``) so tests can count what reached it.
+Requests are recorded (``MockServer.requests()``) so tests can count what reached it: the last
+``MAX_RECORDED`` (10,000) of them, so a long benchmark does not grow without bound.
+
+Connections are HTTP/1.1 keep-alive: one serves request after request until the client sends
+``Connection: close`` (or speaks HTTP/1.0), a request is malformed, or it sits idle for
+``KEEP_ALIVE_IDLE_S`` (then it is closed politely). Bodies carry ``Content-Length``; a stream
+is sent chunked. The ``reset``, ``truncate`` and ``drip`` faults of a stream, and ``reset`` of
+any answer, close the connection instead (a stream then ends with the connection).
 
     python -m bench.testing.mock_server --port 0      # prints the URL, serves up to 600 s
 
@@ -58,7 +65,9 @@ import struct
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from email.utils import formatdate
 from http import HTTPStatus
@@ -71,6 +80,9 @@ LOOPBACK = ("127.0.0.1", "::1")
 MODELS = ("bench-mock", "bench-mock-parallel")
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
 READ_REQUEST_TIMEOUT_S = 30.0
+KEEP_ALIVE_IDLE_S = 5.0  # uvicorn's default
+MAX_RECORDED = 10_000
+MAX_HEAD_BYTES = 64 * 1024
 DEFAULT_MAX_SECONDS = 600.0
 FAULT_KINDS = ("drip", "reset", "truncate", "badargs", "empty", "inband", "delay")
 
@@ -554,6 +566,15 @@ class _Reset(Exception):
     """The handler reset the connection on purpose."""
 
 
+class _Idle(Exception):
+    """A kept-alive connection ended (or idled out) between two requests."""
+
+
+# Whether the response being written keeps its connection open: set per request by the
+# connection's own task (a context variable is task-local), read by ``_head``.
+_KEEP_ALIVE: ContextVar[bool] = ContextVar("keep_alive", default=False)
+
+
 class MockServer:
     """Run in a thread (``with MockServer() as server:``) or in the foreground (``serve``)."""
 
@@ -585,7 +606,7 @@ class MockServer:
         self.quantisation = quantisation
         self._plan = FaultPlan([parse_fault(f) if isinstance(f, str) else f for f in faults])
         self._path_plans: dict[str, FaultPlan] = {}
-        self._seen: list[SeenRequest] = []
+        self._seen: deque[SeenRequest] = deque(maxlen=MAX_RECORDED)
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
@@ -670,7 +691,7 @@ class MockServer:
     def model_requests(self) -> list[SeenRequest]:
         return [r for r in self.requests() if r.method == "POST"]
 
-    # -- one connection, one request --------------------------------------------------------
+    # -- one connection, requests one after another ----------------------------------------
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
@@ -678,7 +699,11 @@ class MockServer:
             self._tasks.add(task)
         abort = False
         try:
-            await self._serve_one(reader, writer)
+            served = 0
+            while await self._serve_one(reader, writer, idle=served > 0):
+                served += 1
+        except _Idle:
+            pass
         except (
             _Reset,
             ConnectionError,
@@ -701,15 +726,30 @@ class MockServer:
                 with contextlib.suppress(Exception, asyncio.CancelledError):
                     await writer.wait_closed()
 
-    async def _serve_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _serve_one(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, idle: bool
+    ) -> bool:
+        """Read and answer one request; True when the connection stays open for the next."""
+        _KEEP_ALIVE.set(False)
+        first: bytes | None = None
+        if idle:
+            try:
+                async with asyncio.timeout(KEEP_ALIVE_IDLE_S):
+                    first = await reader.readuntil(b"\r\n")  # the next request line, or none
+            except (TimeoutError, asyncio.IncompleteReadError):
+                raise _Idle() from None
         async with asyncio.timeout(READ_REQUEST_TIMEOUT_S):
-            head = await reader.readuntil(b"\r\n\r\n")
+            head = first if first is not None else await reader.readuntil(b"\r\n")
+            while not head.endswith(b"\r\n\r\n") and head != b"\r\n":
+                if len(head) > MAX_HEAD_BYTES:
+                    raise asyncio.LimitOverrunError("the request head is too large", len(head))
+                head += await reader.readuntil(b"\r\n")
             lines = head.decode("latin-1").split("\r\n")
             try:
-                method, target, _ = lines[0].split(" ", 2)
+                method, target, version = lines[0].split(" ", 2)
             except ValueError:
                 await self._send_json(writer, 400, {"error": {"message": "bad request line"}})
-                return
+                return False
             headers: dict[str, str] = {}
             for line in lines[1:]:
                 name, sep, value = line.partition(":")
@@ -718,8 +758,12 @@ class MockServer:
             length = int(headers.get("content-length", "0") or 0)
             if length > MAX_REQUEST_BYTES:
                 await self._send_json(writer, 413, {"error": {"message": "too large"}})
-                return
+                return False
             raw = await reader.readexactly(length) if length else b""
+        keep = (
+            version.strip() == "HTTP/1.1" and "close" not in headers.get("connection", "").lower()
+        )
+        _KEEP_ALIVE.set(keep)
         path = target.partition("?")[0]
         plan: FaultPlan | None = None
         plan_text: str | None = None
@@ -732,7 +776,7 @@ class MockServer:
                     self._path_plans[plan_text] = FaultPlan(parse_plan(plan_text))
                 except ValueError as exc:
                     await self._send_json(writer, 400, {"error": {"message": str(exc)}})
-                    return
+                    return _KEEP_ALIVE.get()
             plan = self._path_plans[plan_text]
         try:
             body: Any = json.loads(raw) if raw else None
@@ -742,6 +786,7 @@ class MockServer:
         with self._lock:
             self._seen.append(seen)
         await self._route(writer, method, path, headers, body, raw, plan)
+        return _KEEP_ALIVE.get()
 
     async def _route(
         self,
@@ -838,7 +883,7 @@ class MockServer:
             reason = "Status"
         lines = [
             f"HTTP/1.1 {status} {reason}",
-            "Connection: close",
+            "Connection: keep-alive" if _KEEP_ALIVE.get() else "Connection: close",
             f"Date: {formatdate(usegmt=True)}",
         ]
         if self.declare:
@@ -889,7 +934,18 @@ class MockServer:
         self, writer: asyncio.StreamWriter, events: list[bytes], fault: Fault | None
     ) -> None:
         kind = fault.kind if fault is not None else None
-        head = self._head(200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        fields = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        if kind in ("truncate", "reset", "drip"):
+            _KEEP_ALIVE.set(False)  # these streams end with the connection
+        if _KEEP_ALIVE.get():
+            writer.write(self._head(200, {**fields, "Transfer-Encoding": "chunked"}))
+            for event in events:
+                writer.write(b"%x\r\n%b\r\n" % (len(event), event))
+                await writer.drain()
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+            return
+        head = self._head(200, fields)
         writer.write(head)
         await writer.drain()
         if kind == "truncate":

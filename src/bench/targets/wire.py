@@ -1,0 +1,516 @@
+"""A small HTTP/1.1 client over asyncio streams: what ``HttpEndpoint`` needs, nothing more.
+
+Why it exists: against a server that answers at once, httpx/httpcore cost about 4 ms of client
+CPU per chat request (docs/PERFORMANCE.md), six to eight times a hand-written socket exchange,
+and the benchmark compares harnesses by that cost. ``HttpEndpoint`` uses this module for plain
+``http://`` URLs that no proxy applies to (loopback always; other hosts only when no proxy
+variable is set) and keeps httpx for ``https://`` and proxies (docs/DECISIONS.md).
+
+What it does: a keep-alive pool per (host, port) with a limit on open connections; a request
+with a ``Content-Length`` body; responses framed by ``Content-Length``, ``Transfer-Encoding:
+chunked`` or the end of the connection; ``Connection: close`` (and HTTP/1.0) honoured; the
+body streamed as bytes or as lines (``str.splitlines`` rules, as httpx). A connection goes back
+to the pool only when its response was read to the end. A pooled connection that fails before
+the first byte of a response (the server closed it while it sat idle: the keep-alive race) is
+retried once on a fresh connection; nothing else is retried here. Headers are bounded
+(``MAX_HEADER_BYTES``). No TLS, proxies, redirects, cookies or content decoding (it never asks
+for an encoding).
+
+Errors, all ``WireError``::
+
+    WireError
+    ├── ConnectError         refused, unknown host, any failure to open the connection
+    │   └── ConnectTimeout   not open within ``connect_s``
+    ├── WireTimeout
+    │   ├── ReadTimeout      no byte within ``read_s`` (between two reads, as httpx)
+    │   ├── WriteTimeout     the request not written within ``read_s``
+    │   └── PoolTimeout      no free connection within ``connect_s``
+    ├── ReadError            reset or closed while sending the request or reading the response
+    └── RemoteProtocolError  malformed or oversized head, bad chunk framing, a body cut short
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+from collections.abc import AsyncGenerator, Iterator, Mapping
+from contextlib import asynccontextmanager, suppress
+from urllib.parse import urlsplit
+
+MAX_HEADER_BYTES = 64 * 1024
+MAX_CHUNK_LINE_BYTES = 4 * 1024
+READ_SIZE = 64 * 1024
+NEWLINES = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+class WireError(Exception):
+    """Any failure of one exchange."""
+
+
+class ConnectError(WireError): ...
+
+
+class ConnectTimeout(ConnectError): ...
+
+
+class WireTimeout(WireError): ...
+
+
+class ReadTimeout(WireTimeout): ...
+
+
+class WriteTimeout(WireTimeout): ...
+
+
+class PoolTimeout(WireTimeout): ...
+
+
+class ReadError(WireError): ...
+
+
+class RemoteProtocolError(WireError): ...
+
+
+class _Stale(Exception):
+    """A reused connection failed before any response byte."""
+
+
+class Headers(Mapping[str, str]):
+    """Response headers, names case-insensitive; repeated fields joined with ``", "``."""
+
+    def __init__(self, items: list[tuple[str, str]]) -> None:
+        merged: dict[str, str] = {}
+        for name, value in items:
+            key = name.lower()
+            merged[key] = f"{merged[key]}, {value}" if key in merged else value
+        self._map = merged
+
+    def __getitem__(self, name: str) -> str:
+        return self._map[name.lower()]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._map
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._map)
+
+    def __len__(self) -> int:
+        return len(self._map)
+
+
+class _Connection:
+    __slots__ = ("reader", "writer", "buffer", "read_s")
+
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, read_s: float | None
+    ) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.buffer = b""
+        self.read_s = read_s
+
+    def usable(self) -> bool:
+        return not self.buffer and not self.reader.at_eof() and not self.writer.is_closing()
+
+    def close(self) -> None:
+        self.writer.close()
+
+    async def recv(self) -> bytes:
+        """The next bytes from the socket (b"" at the end), the read timeout applied."""
+        try:
+            if self.read_s is None:
+                return await self.reader.read(READ_SIZE)
+            async with asyncio.timeout(self.read_s):
+                return await self.reader.read(READ_SIZE)
+        except TimeoutError:
+            raise ReadTimeout(f"no data within {self.read_s:g}s") from None
+        except OSError as exc:
+            raise ReadError(str(exc) or type(exc).__name__) from exc
+
+    async def send(self, data: bytes) -> None:
+        try:
+            self.writer.write(data)
+            if self.writer.transport.get_write_buffer_size():
+                async with asyncio.timeout(self.read_s):
+                    await self.writer.drain()
+        except TimeoutError:
+            raise WriteTimeout(f"the request was not sent within {self.read_s:g}s") from None
+        except OSError as exc:
+            raise ReadError(str(exc) or type(exc).__name__) from exc
+
+    async def read_head(self, reused: bool) -> tuple[bytes, bytes]:
+        """The response head up to the blank line, and what came after it."""
+        data = self.buffer
+        self.buffer = b""
+        start = 0
+        while True:
+            end = data.find(b"\r\n\r\n", start)
+            if end >= 0:
+                return data[:end], data[end + 4 :]
+            if len(data) > MAX_HEADER_BYTES:
+                raise RemoteProtocolError(f"the response head is over {MAX_HEADER_BYTES} bytes")
+            start = max(0, len(data) - 3)
+            try:
+                more = await self.recv()
+            except ReadError:
+                if reused and not data:
+                    raise _Stale() from None
+                raise
+            if not more:
+                if reused and not data:
+                    raise _Stale()
+                what = "before" if not data else "in the middle of"
+                raise RemoteProtocolError(f"the server closed the connection {what} the response")
+            data += more
+
+
+def _parse_head(head: bytes) -> tuple[str, int, str, list[tuple[str, str]]]:
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ", 2)
+    if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or not parts[1].isdigit():
+        raise RemoteProtocolError(f"not an HTTP/1.x status line: {lines[0][:80]!r}")
+    items: list[tuple[str, str]] = []
+    for line in lines[1:]:
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip():
+            raise RemoteProtocolError(f"a malformed header line: {line[:80]!r}")
+        items.append((name, value.strip()))
+    return parts[0], int(parts[1]), parts[2] if len(parts) > 2 else "", items
+
+
+class Response:
+    """One response whose body is read as it is iterated (once)."""
+
+    def __init__(
+        self,
+        connection: _Connection,
+        version: str,
+        status: int,
+        reason: str,
+        headers: Headers,
+        rest: bytes,
+        bodiless: bool,
+    ) -> None:
+        self.status_code = status
+        self.reason_phrase = reason
+        self.http_version = version
+        self.headers = headers
+        self._connection = connection
+        self._rest = rest
+        self._length: int | None = None
+        self._chunked = False
+        self.complete = False
+        tokens = {t.strip().lower() for t in headers.get("connection", "").split(",")}
+        if version == "HTTP/1.0":
+            self.keep_alive = "keep-alive" in tokens
+        else:
+            self.keep_alive = "close" not in tokens
+        encoding = headers.get("transfer-encoding", "").lower()
+        if bodiless:
+            self._length = 0
+        elif encoding:
+            if encoding.rsplit(",", 1)[-1].strip() != "chunked":
+                self.keep_alive = False  # framed by the end of the connection
+            else:
+                self._chunked = True
+        elif "content-length" in headers:
+            text = headers["content-length"].split(",")[0].strip()
+            if not text.isdigit():
+                raise RemoteProtocolError(f"a bad Content-Length: {text[:40]!r}")
+            self._length = int(text)
+        else:
+            self.keep_alive = False
+        self.reusable = False
+
+    async def aiter_bytes(self) -> AsyncGenerator[bytes, None]:
+        """The body's bytes, in pieces as they arrive."""
+        if self._chunked:
+            parts = self._chunks()
+        elif self._length is not None:
+            parts = self._counted(self._length)
+        else:
+            parts = self._to_close()
+        try:
+            async for part in parts:
+                if part:
+                    yield part
+        finally:
+            await parts.aclose()
+        self.complete = True
+        self.reusable = self.keep_alive
+
+    async def aiter_lines(self) -> AsyncGenerator[str, None]:
+        """The body as text lines (UTF-8, bad bytes replaced) without their line ends, split
+        as ``str.splitlines`` splits (what httpx does)."""
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        lines = _Lines()
+        body = self.aiter_bytes()
+        try:
+            async for chunk in body:
+                for line in lines.feed(decoder.decode(chunk)):
+                    yield line
+        finally:
+            await body.aclose()
+        for line in lines.feed(decoder.decode(b"", final=True)):
+            yield line
+        for line in lines.flush():
+            yield line
+
+    async def _counted(self, length: int) -> AsyncGenerator[bytes, None]:
+        connection = self._connection
+        data, self._rest = self._rest, b""
+        if len(data) > length:
+            data, connection.buffer = data[:length], data[length:]
+        left = length - len(data)
+        yield data
+        while left > 0:
+            data = await connection.recv()
+            if not data:
+                raise RemoteProtocolError(
+                    f"the server closed the connection {left} bytes before the end of the body"
+                )
+            if len(data) > left:
+                data, connection.buffer = data[:left], data[left:]
+            left -= len(data)
+            yield data
+
+    async def _to_close(self) -> AsyncGenerator[bytes, None]:
+        data, self._rest = self._rest, b""
+        yield data
+        while data := await self._connection.recv():
+            yield data
+
+    async def _chunks(self) -> AsyncGenerator[bytes, None]:
+        connection = self._connection
+        data, self._rest = self._rest, b""
+
+        async def more(what: str) -> bytes:
+            got = await connection.recv()
+            if not got:
+                raise RemoteProtocolError(f"the server closed the connection in {what}")
+            return got
+
+        while True:
+            while (end := data.find(b"\r\n")) < 0:
+                if len(data) > MAX_CHUNK_LINE_BYTES:
+                    raise RemoteProtocolError("a chunk-size line is too long")
+                data += await more("a chunked body")
+            size_text = data[:end].split(b";", 1)[0].strip()
+            try:
+                size = int(size_text, 16)
+            except ValueError:
+                raise RemoteProtocolError(f"a bad chunk size: {size_text[:20]!r}") from None
+            data = data[end + 2 :]
+            if size == 0:
+                break
+            while size > 0:
+                if not data:
+                    data = await more("a chunk")
+                piece, data = data[:size], data[size:]
+                size -= len(piece)
+                yield piece
+            while len(data) < 2:
+                data += await more("a chunked body")
+            if data[:2] != b"\r\n":
+                raise RemoteProtocolError("a chunk does not end with CRLF")
+            data = data[2:]
+        # Trailers, if any, end with a blank line.
+        while True:
+            while (end := data.find(b"\r\n")) < 0:
+                if len(data) > MAX_HEADER_BYTES:
+                    raise RemoteProtocolError("the chunked trailers are too long")
+                data += await more("the chunked trailers")
+            line, data = data[:end], data[end + 2 :]
+            if not line:
+                break
+        connection.buffer = data
+
+
+class _Lines:
+    """Incremental ``str.splitlines``: a trailing ``\\r`` waits for a possible ``\\n``."""
+
+    def __init__(self) -> None:
+        self._buffer = ""
+        self._cr = False
+
+    def feed(self, text: str) -> list[str]:
+        if self._cr:
+            text, self._cr = "\r" + text, False
+        if text.endswith("\r"):
+            text, self._cr = text[:-1], True
+        if not text:
+            return []
+        text = self._buffer + text
+        lines = text.splitlines()
+        self._buffer = lines.pop() if text[-1] not in NEWLINES else ""
+        return lines
+
+    def flush(self) -> list[str]:
+        if not self._buffer and not self._cr:
+            return []
+        line, self._buffer, self._cr = self._buffer, "", False
+        return [line]
+
+
+class Pool:
+    """Keep-alive connections per (host, port), at most ``max_connections`` open to each.
+
+    One per event loop; safe to share between its tasks."""
+
+    def __init__(
+        self,
+        *,
+        connect_s: float | None = 10.0,
+        read_s: float | None = 60.0,
+        max_connections: int = 100,
+        max_idle: int = 20,
+    ) -> None:
+        self.connect_s = connect_s
+        self.read_s = read_s
+        self.max_connections = max_connections
+        self.max_idle = max_idle
+        self._idle: dict[tuple[str, int], list[_Connection]] = {}
+        self._slots: dict[tuple[str, int], asyncio.Semaphore] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.connections_opened = 0
+
+    @asynccontextmanager
+    async def stream(
+        self,
+        method: str,
+        url: str,
+        content: bytes = b"",
+        headers: Mapping[str, str] | None = None,
+    ) -> AsyncGenerator[Response, None]:
+        """Send one request; the response's body is read inside the block. The connection
+        goes back to the pool when the body was read to the end and both sides allow it."""
+        parts = urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ConnectError(f"only http:// URLs are supported, not {url[:80]!r}")
+        host = parts.hostname
+        port = parts.port or 80
+        key = (host, port)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        authority = f"[{host}]" if ":" in host else host
+        if port != 80:
+            authority = f"{authority}:{port}"
+        lines = [f"{method} {target} HTTP/1.1", f"Host: {authority}"]
+        for name, value in (headers or {}).items():
+            if "\n" in value or "\r" in value or not name or ":" in name or "\n" in name:
+                raise ValueError(f"header {name[:40]!r} has a line break or a bad name")
+            lines.append(f"{name}: {value}")
+        lines.append(f"Content-Length: {len(content)}")
+        request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + content
+        closes = any(
+            name.lower() == "connection" and "close" in value.lower()
+            for name, value in (headers or {}).items()
+        )
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # connections and slots belong to the loop that made them
+            self._loop = loop
+            self._idle, self._slots = {}, {}
+        slot = self._slots.get(key)
+        if slot is None:
+            slot = self._slots[key] = asyncio.Semaphore(self.max_connections)
+        if slot.locked():
+            try:
+                async with asyncio.timeout(self.connect_s):
+                    await slot.acquire()
+            except TimeoutError:
+                raise PoolTimeout(f"no free connection within {self.connect_s:g}s") from None
+        else:
+            await slot.acquire()
+        connection: _Connection | None = None
+        response: Response | None = None
+        try:
+            connection, reused = self._pooled(key), True
+            if connection is None:
+                connection, reused = await self._connect(host, port), False
+            try:
+                response = await self._exchange(connection, request, method, reused)
+            except _Stale:
+                connection.close()
+                connection = await self._connect(host, port)
+                response = await self._exchange(connection, request, method, False)
+            yield response
+        finally:
+            if connection is not None:
+                if response is not None and response.reusable and not closes:
+                    self._release(key, connection)
+                else:
+                    connection.close()
+            slot.release()
+
+    def _pooled(self, key: tuple[str, int]) -> _Connection | None:
+        idle = self._idle.get(key)
+        while idle:
+            connection = idle.pop()
+            if connection.usable():
+                return connection
+            connection.close()
+        return None
+
+    def _release(self, key: tuple[str, int], connection: _Connection) -> None:
+        idle = self._idle.setdefault(key, [])
+        if len(idle) >= self.max_idle or not connection.usable():
+            connection.close()
+        else:
+            idle.append(connection)
+
+    async def _connect(self, host: str, port: int) -> _Connection:
+        try:
+            async with asyncio.timeout(self.connect_s):
+                reader, writer = await asyncio.open_connection(host, port, limit=READ_SIZE)
+        except TimeoutError:
+            raise ConnectTimeout(
+                f"no connection to {host}:{port} within {self.connect_s:g}s"
+            ) from None
+        except OSError as exc:
+            raise ConnectError(str(exc) or type(exc).__name__) from exc
+        self.connections_opened += 1
+        return _Connection(reader, writer, self.read_s)
+
+    async def _exchange(
+        self, connection: _Connection, request: bytes, method: str, reused: bool
+    ) -> Response:
+        try:
+            await connection.send(request)
+        except ReadError:
+            if reused:
+                raise _Stale() from None
+            raise
+        while True:
+            head, rest = await connection.read_head(reused)
+            version, status, reason, items = _parse_head(head)
+            if 100 <= status < 200 and status != 101:
+                connection.buffer = rest  # an interim response; the real one follows
+                reused = False
+                continue
+            bodiless = method == "HEAD" or status in (204, 304) or 100 <= status < 200
+            return Response(connection, version, status, reason, Headers(items), rest, bodiless)
+
+    async def aclose(self) -> None:
+        """Close the idle connections (those in use close when their block ends)."""
+        idle = [c for connections in self._idle.values() for c in connections]
+        self._idle.clear()
+        for connection in idle:
+            connection.close()
+        for connection in idle:
+            with suppress(OSError):
+                await connection.writer.wait_closed()
+
+
+__all__ = [
+    "ConnectError",
+    "ConnectTimeout",
+    "Headers",
+    "Pool",
+    "PoolTimeout",
+    "ReadError",
+    "ReadTimeout",
+    "RemoteProtocolError",
+    "Response",
+    "WireError",
+    "WireTimeout",
+    "WriteTimeout",
+]

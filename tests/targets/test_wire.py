@@ -1,0 +1,612 @@
+"""The small HTTP/1.1 client against real loopback servers: the mock server, and tiny asyncio
+servers written here to send exactly the bytes a case needs."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.core.errors import EntrantError
+from bench.core.trace import Message, ToolDef
+from bench.targets import ModelRequest, TargetSpec, build_target, wire
+from bench.targets.http import HttpEndpoint, uses_wire
+from bench.testing import mock_server
+from bench.testing.mock_server import MockServer
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+class Server:
+    """A loopback server running ``handler`` on each connection; counts connections."""
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.connections = 0
+        self.requests = 0
+        self.url = ""
+
+    async def _run(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            await self.handler(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+
+@asynccontextmanager
+async def serving(handler: Handler) -> AsyncIterator[Server]:
+    server = Server(handler)
+    listener = await asyncio.start_server(server._run, "127.0.0.1", 0)
+    server.url = f"http://127.0.0.1:{listener.sockets[0].getsockname()[1]}"
+    try:
+        yield server
+    finally:
+        listener.close()
+        await listener.wait_closed()
+
+
+async def read_request(reader: asyncio.StreamReader) -> bytes:
+    """One request's head and body (by Content-Length)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.lower() == b"content-length":
+            length = int(value)
+    return head + await reader.readexactly(length)
+
+
+def answer(body: bytes, *extra: str) -> bytes:
+    head = ["HTTP/1.1 200 OK", f"Content-Length: {len(body)}", *extra]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+async def fetch(pool: wire.Pool, url: str, body: bytes = b"{}") -> tuple[int, bytes]:
+    async with pool.stream("POST", url + "/x", body, {"content-type": "application/json"}) as r:
+        return r.status_code, b"".join([chunk async for chunk in r.aiter_bytes()])
+
+
+def run(coro: Awaitable[Any]) -> Any:
+    async def go() -> Any:
+        return await coro
+
+    return asyncio.run(go())
+
+
+def keep_alive_server(server_box: list[Server]) -> Handler:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            try:
+                await read_request(reader)
+            except asyncio.IncompleteReadError:
+                return
+            server_box[0].requests += 1
+            writer.write(answer(b"ok %d" % server_box[0].requests))
+            await writer.drain()
+
+    return handler
+
+
+def test_a_fully_read_response_leaves_its_connection_for_the_next_request() -> None:
+    box: list[Server] = []
+
+    async def go() -> list[tuple[int, bytes]]:
+        async with serving(keep_alive_server(box)) as server:
+            box.append(server)
+            pool = wire.Pool()
+            try:
+                results = [await fetch(pool, server.url) for _ in range(3)]
+            finally:
+                await pool.aclose()
+            assert server.connections == 1
+            return results
+
+    assert run(go()) == [(200, b"ok 1"), (200, b"ok 2"), (200, b"ok 3")]
+
+
+def test_a_response_left_unread_is_not_reused() -> None:
+    box: list[Server] = []
+
+    async def go() -> int:
+        async with serving(keep_alive_server(box)) as server:
+            box.append(server)
+            pool = wire.Pool()
+            try:
+                for _ in range(2):
+                    async with pool.stream("GET", server.url + "/", b"") as response:
+                        assert response.status_code == 200
+            finally:
+                await pool.aclose()
+            return server.connections
+
+    assert run(go()) == 2
+
+
+@pytest.mark.parametrize(
+    "closing",
+    ["Connection: close", "Connection: Keep-Alive, close"],
+)
+def test_connection_close_is_honoured(closing: str) -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(answer(b"bye", closing))
+        await writer.drain()
+
+    async def go() -> tuple[list[tuple[int, bytes]], int]:
+        async with serving(handler) as server:
+            pool = wire.Pool()
+            try:
+                results = [await fetch(pool, server.url) for _ in range(2)]
+            finally:
+                await pool.aclose()
+            return results, server.connections
+
+    assert run(go()) == ([(200, b"bye"), (200, b"bye")], 2)
+
+
+def test_a_body_framed_by_the_end_of_the_connection() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nfirst ")
+        await writer.drain()
+        await asyncio.sleep(0.02)
+        writer.write(b"second")
+        await writer.drain()
+
+    async def go() -> tuple[list[tuple[int, bytes]], int]:
+        async with serving(handler) as server:
+            pool = wire.Pool()
+            try:
+                results = [await fetch(pool, server.url) for _ in range(2)]
+            finally:
+                await pool.aclose()
+            return results, server.connections
+
+    assert run(go()) == ([(200, b"first second")] * 2, 2)
+
+
+def test_a_chunked_body_split_anywhere_with_extensions_and_trailers() -> None:
+    wire_bytes = (
+        b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+        b"5;name=value\r\nhello\r\n1\r\n \r\n10\r\n0123456789abcdef\r\n0\r\nX-Trailer: 1\r\n\r\n"
+    )
+    box: list[Server] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            try:
+                await read_request(reader)
+            except asyncio.IncompleteReadError:
+                return
+            box[0].requests += 1
+            step = 3 if box[0].requests == 1 else len(wire_bytes)
+            for start in range(0, len(wire_bytes), step):
+                writer.write(wire_bytes[start : start + step])
+                await writer.drain()
+                await asyncio.sleep(0)
+
+    async def go() -> tuple[list[tuple[int, bytes]], int]:
+        async with serving(handler) as server:
+            box.append(server)
+            pool = wire.Pool()
+            try:
+                results = [await fetch(pool, server.url) for _ in range(2)]
+            finally:
+                await pool.aclose()
+            return results, server.connections
+
+    body = b"hello 0123456789abcdef"
+    assert run(go()) == ([(200, body), (200, body)], 1)
+
+
+def test_headers_split_over_writes_are_read_case_insensitively() -> None:
+    head = (
+        b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 2\r\nX-Request-ID: abc\r\n"
+        b"Set-Thing: a\r\nset-thing: b\r\nContent-Length: 2\r\n\r\nno"
+    )
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        for index in range(len(head)):
+            writer.write(head[index : index + 1])
+            await writer.drain()
+
+    async def go() -> tuple[int, str, bool, str, bytes]:
+        async with serving(handler) as server:
+            pool = wire.Pool()
+            try:
+                async with pool.stream("POST", server.url + "/v1", b"{}") as response:
+                    body = b"".join([c async for c in response.aiter_bytes()])
+                    headers = response.headers
+                    return (
+                        response.status_code,
+                        headers.get("retry-after", ""),
+                        "x-request-id" in headers,
+                        headers["SET-THING"],
+                        body,
+                    )
+            finally:
+                await pool.aclose()
+
+    assert run(go()) == (429, "2", True, "a, b", b"no")
+
+
+@pytest.mark.parametrize(
+    ("sent", "error"),
+    [
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten!!", wire.RemoteProtocolError),
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel",
+            wire.RemoteProtocolError,
+        ),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", wire.RemoteProtocolError),
+        (b"HTTP/1.1 200 OK\r\nContent-Le", wire.RemoteProtocolError),
+        (b"SMTP ready\r\n\r\n", wire.RemoteProtocolError),
+        (b"", wire.RemoteProtocolError),
+    ],
+    ids=["short-body", "short-chunk", "bad-chunk-size", "short-head", "not-http", "nothing"],
+)
+def test_a_broken_response_is_a_protocol_error(sent: bytes, error: type[Exception]) -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(sent)
+        await writer.drain()
+
+    async def go() -> None:
+        async with serving(handler) as server:
+            pool = wire.Pool()
+            try:
+                await fetch(pool, server.url)
+            finally:
+                await pool.aclose()
+
+    with pytest.raises(error):
+        run(go())
+
+
+def test_a_reset_mid_body_is_a_read_error() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhalf")
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.transport.abort()
+
+    async def go() -> None:
+        async with serving(handler) as server:
+            pool = wire.Pool()
+            try:
+                await fetch(pool, server.url)
+            finally:
+                await pool.aclose()
+
+    with pytest.raises((wire.ReadError, wire.RemoteProtocolError)):
+        run(go())
+
+
+def test_a_head_over_the_bound_is_refused() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\n" + b"X-Big: " + b"a" * (wire.MAX_HEADER_BYTES + 10))
+        await writer.drain()
+        await asyncio.sleep(1)
+
+    async def go() -> None:
+        async with serving(handler) as server:
+            pool = wire.Pool()
+            try:
+                await fetch(pool, server.url)
+            finally:
+                await pool.aclose()
+
+    with pytest.raises(wire.RemoteProtocolError, match="over"):
+        run(go())
+
+
+def test_a_stale_pooled_connection_is_retried_once_on_a_fresh_one() -> None:
+    """The server takes the second request on the kept connection, then closes it without a
+    byte (the keep-alive race); the client sends it again on a new connection."""
+    box: list[Server] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        served = 0
+        while True:
+            try:
+                await read_request(reader)
+            except asyncio.IncompleteReadError:
+                return
+            box[0].requests += 1
+            if served == 1:
+                return  # closed unanswered
+            served += 1
+            writer.write(answer(b"ok"))
+            await writer.drain()
+
+    async def go() -> tuple[list[tuple[int, bytes]], int, int]:
+        async with serving(handler) as server:
+            box.append(server)
+            pool = wire.Pool()
+            try:
+                results = [await fetch(pool, server.url) for _ in range(2)]
+            finally:
+                await pool.aclose()
+            return results, server.connections, server.requests
+
+    assert run(go()) == ([(200, b"ok"), (200, b"ok")], 2, 3)
+
+
+def test_a_fresh_connection_closed_unanswered_is_not_retried() -> None:
+    box: list[Server] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        box[0].requests += 1
+
+    async def go() -> None:
+        async with serving(handler) as server:
+            box.append(server)
+            pool = wire.Pool()
+            try:
+                await fetch(pool, server.url)
+            finally:
+                await pool.aclose()
+
+    with pytest.raises(wire.RemoteProtocolError, match="before the response"):
+        run(go())
+    assert box[0].requests == 1
+
+
+def test_a_connection_the_server_closed_while_idle_is_not_used() -> None:
+    box: list[Server] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        box[0].requests += 1
+        writer.write(answer(b"ok"))  # keep-alive by default, then closed anyway
+        await writer.drain()
+
+    async def go() -> tuple[list[tuple[int, bytes]], int]:
+        async with serving(handler) as server:
+            box.append(server)
+            pool = wire.Pool()
+            try:
+                first = await fetch(pool, server.url)
+                await asyncio.sleep(0.05)
+                second = await fetch(pool, server.url)
+            finally:
+                await pool.aclose()
+            return [first, second], server.connections
+
+    assert run(go()) == ([(200, b"ok"), (200, b"ok")], 2)
+
+
+def test_lines_split_like_str_splitlines_across_pieces() -> None:
+    pieces = [b"data: a\r", b"\ndata: \xc3", b"\xa9\r\rlast\n", b"\n", b"tail"]
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for piece in pieces:
+            writer.write(b"%x\r\n%b\r\n" % (len(piece), piece))
+            await writer.drain()
+            await asyncio.sleep(0.01)
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+
+    async def go() -> list[str]:
+        async with serving(handler) as server:
+            pool = wire.Pool()
+            try:
+                async with pool.stream("POST", server.url, b"{}") as response:
+                    return [line async for line in response.aiter_lines()]
+            finally:
+                await pool.aclose()
+
+    assert run(go()) == ["data: a", "data: é", "", "last", "", "tail"]
+    assert b"".join(pieces).decode().splitlines() == run(go())
+
+
+def test_silence_is_a_read_timeout() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        await asyncio.sleep(2)
+
+    async def go() -> None:
+        async with serving(handler) as server:
+            pool = wire.Pool(read_s=0.1)
+            try:
+                await fetch(pool, server.url)
+            finally:
+                await pool.aclose()
+
+    with pytest.raises(wire.ReadTimeout):
+        run(go())
+
+
+def test_the_pool_limits_open_connections_per_host() -> None:
+    open_now: list[int] = [0, 0]  # now, most
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        open_now[0] += 1
+        open_now[1] = max(open_now[1], open_now[0])
+        try:
+            while True:
+                try:
+                    await read_request(reader)
+                except asyncio.IncompleteReadError:
+                    return
+                await asyncio.sleep(0.02)
+                writer.write(answer(b"ok"))
+                await writer.drain()
+        finally:
+            open_now[0] -= 1
+
+    async def go() -> tuple[int, int]:
+        async with serving(handler) as server:
+            pool = wire.Pool(max_connections=2)
+            try:
+                results = await asyncio.gather(*(fetch(pool, server.url) for _ in range(8)))
+                assert results == [(200, b"ok")] * 8
+                most = open_now[1]
+                busy = wire.Pool(max_connections=1, connect_s=0.05)
+                try:
+                    async with busy.stream("GET", server.url, b"") as response:
+                        assert response.status_code == 200
+                        with pytest.raises(wire.PoolTimeout):
+                            await fetch(busy, server.url)
+                finally:
+                    await busy.aclose()
+            finally:
+                await pool.aclose()
+            return most, server.connections
+
+    most, connections = run(go())
+    assert most == 2
+    assert connections == 3  # two from the first pool, one from the second
+
+
+def test_nothing_listening_is_a_connect_error() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+
+    async def go() -> None:
+        pool = wire.Pool()
+        await fetch(pool, f"http://127.0.0.1:{port}")
+
+    with pytest.raises(wire.ConnectError):
+        run(go())
+
+
+def test_which_urls_go_over_wire() -> None:
+    proxied = {"HTTP_PROXY": "http://proxy:3128"}
+    assert uses_wire("http://127.0.0.1:8000/v1", proxied)
+    assert uses_wire("http://localhost:8000/v1", proxied)
+    assert uses_wire("http://gpu-box:8000/v1", {})
+    assert not uses_wire("http://gpu-box:8000/v1", proxied)
+    assert not uses_wire("http://gpu-box:8000/v1", {"all_proxy": "socks5://p"})
+    assert not uses_wire("https://api.example.com/v1", {})
+
+
+# -- through the mock server and HttpEndpoint --------------------------------------------------
+
+REQUEST = ModelRequest(
+    model="bench-mock",
+    messages=[Message(role="user", content="How long do refunds take?")],
+    tools=[ToolDef(name="search_docs", parameters={"type": "object", "properties": {}})],
+)
+
+
+def spec(base_url: str, **fields: Any) -> TargetSpec:
+    return TargetSpec.model_validate(
+        {
+            "kind": "openai",
+            "entrant": "wire",
+            "display_name": "wire",
+            "model": "bench-mock",
+            "base_url": base_url,
+            "retry": {"max_attempts": 3, "base_s": 0.01, "cap_s": 0.02, "seed": 1},
+            "timeouts": {"connect_s": 2, "read_s": 5, "request_s": 5, "deadline_s": 10},
+            **fields,
+        }
+    )
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["plain", "streamed"])
+def test_the_mock_server_keeps_connections_alive(streamed: bool) -> None:
+    async def go(url: str) -> tuple[list[str], int]:
+        target = build_target(spec(url, stream=streamed), Path("."), Path("w.yaml"), env={})
+        try:
+            names = []
+            for _ in range(4):
+                response = await target.complete(REQUEST)
+                names += [call.name for call in response.tool_calls]
+            endpoint = target.http  # type: ignore[attr-defined]
+            assert isinstance(endpoint, HttpEndpoint) and endpoint.transport == "wire"
+            pool = endpoint._client
+            assert isinstance(pool, wire.Pool)
+            return names, pool.connections_opened
+        finally:
+            await target.aclose()
+
+    with MockServer(max_seconds=60) as server:
+        names, opened = asyncio.run(go(server.url + "/v1"))
+        assert len(server.model_requests()) == 4
+    assert names == ["search_docs"] * 4
+    # A stream ends at its last event, before the closing chunk is read, so it is not reused.
+    assert opened == (4 if streamed else 1)
+
+
+def test_a_truncated_body_maps_to_the_code_httpx_gave_it() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(b'HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{"id": ')
+        await writer.drain()
+
+    async def go(url: str) -> EntrantError:
+        target = build_target(spec(url), Path("."), Path("w.yaml"), env={})
+        try:
+            with pytest.raises(EntrantError) as info:
+                await target.complete(REQUEST)
+            return info.value
+        finally:
+            await target.aclose()
+
+    async def main() -> tuple[EntrantError, int]:
+        async with serving(handler) as server:
+            error = await go(server.url + "/v1")
+            return error, server.connections
+
+    error, connections = asyncio.run(main())
+    assert error.code == "ENDPOINT_DISCONNECTED"
+    assert "RemoteProtocolError" in error.message
+    assert connections == 3
+
+
+def test_the_mock_server_keeps_only_the_last_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mock_server, "MAX_RECORDED", 3)
+    with MockServer(max_seconds=60) as server:
+
+        async def go() -> None:
+            pool = wire.Pool()
+            try:
+                for index in range(5):
+                    async with pool.stream("GET", f"{server.url}/health?n={index}", b"") as r:
+                        assert b"ok" in b"".join([c async for c in r.aiter_bytes()])
+            finally:
+                await pool.aclose()
+            assert pool.connections_opened == 1
+
+        asyncio.run(go())
+        assert [r.path for r in server.requests()] == ["/health"] * 3
+        assert len(server.requests()) == 3
+
+
+def test_the_mock_server_closes_when_asked() -> None:
+    with MockServer(max_seconds=60) as server:
+
+        async def go() -> tuple[str, int]:
+            pool = wire.Pool()
+            try:
+                for _ in range(2):
+                    async with pool.stream(
+                        "GET", server.url + "/health", b"", {"Connection": "close"}
+                    ) as response:
+                        said = response.headers["connection"]
+                        _ = [c async for c in response.aiter_bytes()]
+            finally:
+                await pool.aclose()
+            return said, pool.connections_opened
+
+        assert asyncio.run(go()) == ("close", 2)
