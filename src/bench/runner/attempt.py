@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.core.canonical import canonical_json
+from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.errors import BenchError, EntrantError
 from bench.core.trace import Exchange, Message, ToolCall, Trace, Usage
 from bench.targets.base import ModelRequest, ModelResponse, Pricing, Target, is_agent
@@ -193,11 +193,12 @@ class Attempt:
                 self.meter.dollars += cost
         if cost is None:
             self.trace.cost_complete = False
+        wire = request.wire()  # once: the hash and the record are of the same dump
         self.trace.exchanges.append(
             Exchange(
                 index=len(self.trace.exchanges),
-                request_hash=request.request_hash(),
-                request=request.wire(),
+                request_hash=sha256_hex(canonical_json(wire)),
+                request=wire,
                 response=response.model_dump(mode="json"),
                 latency_s=round(latency, 6),
                 usage=response.usage,

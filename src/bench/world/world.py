@@ -67,6 +67,7 @@ class World:
         self._corpus = corpus
         self._tools: dict[str, DataTool | BuiltinTool] = {}
         self._validators: dict[str, Draft202012Validator] = {}
+        self._defs: list[ToolDef] | None = None
         for tool in task.tools:
             name: str
             schema: dict[str, Any]
@@ -96,17 +97,20 @@ class World:
         return copy.deepcopy(self._state)
 
     def tool_defs(self) -> list[ToolDef]:
-        """The tools as offered to the model, in the task's order."""
-        return [
-            builtin_def(tool)
-            if isinstance(tool, BuiltinTool)
-            else ToolDef(
-                name=tool.spec.name,
-                description=tool.spec.description,
-                parameters=copy.deepcopy(tool.spec.parameters),
-            )
-            for tool in self._tools.values()
-        ]
+        """The tools as offered to the model, in the task's order. Built (deep copies of the
+        task's schemas) once per world, that is once per attempt, not once per model call."""
+        if self._defs is None:
+            self._defs = [
+                builtin_def(tool)
+                if isinstance(tool, BuiltinTool)
+                else ToolDef(
+                    name=tool.spec.name,
+                    description=tool.spec.description,
+                    parameters=copy.deepcopy(tool.spec.parameters),
+                )
+                for tool in self._tools.values()
+            ]
+        return list(self._defs)
 
     def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
         """Run one tool call (see the module docstring for the resolution order)."""
