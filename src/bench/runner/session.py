@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import dataclasses
-import gc
-from collections.abc import Callable, Coroutine, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -292,25 +290,7 @@ def _go(run: RunDir, prepared: Prepared, progress: ProgressSink | None) -> RunSt
         finally:
             await prepared.target.aclose()
 
-    with _fewer_collections():
-        return _in_loop(main)
-
-
-@contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """The cyclic garbage collector paced for a run: what exists before the run (modules, the
-    task set, the corpora) is frozen out of its scans, and the youngest generation is collected
-    every 50,000 allocations instead of 700. A run allocates many short-lived, acyclic objects
-    that reference counting frees at once; with the default pace the collector took ~2 s per
-    1,000 attempts re-scanning them (docs/PERFORMANCE.md). Both are restored afterwards."""
-    before = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(max(before[0], 50_000), *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
+    return _in_loop(main)
 
 
 __all__ = ["Prepared", "RunRequest", "prepare", "resume_run", "start_run"]
