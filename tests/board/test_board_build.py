@@ -245,3 +245,25 @@ def test_descriptions_render_markdown_with_html_off_and_https_links_only(
         r'<template id="desc-xss" class="description">(.*?)</template>', page, re.S
     )
     assert "<strong>hostile</strong>" in template and "<script" not in template
+
+
+def test_unverifiable_bundles_and_stale_runs_are_warnings(board_inputs: Path) -> None:
+    import dataclasses
+
+    from bench import HARNESS_VERSION
+    from bench.board.build import input_warnings
+    from bench.board.load import RunsLoader
+
+    [(entry, _), *_] = RunsLoader(board_inputs / "runs").load(None)
+    assert input_warnings([entry], True) == []
+    failed = dataclasses.replace(
+        entry, source="bundle", verified=False, verified_note="verification failed: X"
+    )
+    old = dataclasses.replace(entry, harness="0.0.1")
+    assert input_warnings([failed], True) == [
+        f"unverifiable bundle {entry.source_path}: verification failed: X"
+    ]
+    assert input_warnings([failed], False) == []  # --no-verify says so on the row instead
+    [stale] = input_warnings([old], True)
+    assert stale.startswith(f"stale schema: {entry.source_path} was made by harness 0.0.1")
+    assert HARNESS_VERSION in stale

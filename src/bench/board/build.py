@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bench.core.rng import DEFAULT_SEED
 
+from .entries import EntryInput
 from .errors import BoardBuildError, BoardUsageError
 from .load import BundlesLoader, Loader, RunsLoader, load_all
 from .model import Board
@@ -53,6 +54,23 @@ def check_options(options: BuildOptions) -> None:
         raise BoardUsageError("must be a non-negative integer", field="--seed")
 
 
+def input_warnings(entries: list[EntryInput], verified: bool) -> list[str]:
+    """A bundle that did not verify, and a run made by another harness version than this
+    build's (its records may predate the schema this code reads)."""
+    from bench import HARNESS_VERSION
+
+    warnings = []
+    for e in sorted(entries, key=lambda entry: entry.source_path):
+        if verified and e.source == "bundle" and not e.verified:
+            warnings.append(f"unverifiable bundle {e.source_path}: {e.verified_note}")
+        if e.harness != HARNESS_VERSION:
+            warnings.append(
+                f"stale schema: {e.source_path} was made by harness {e.harness}, this build "
+                f"is harness {HARNESS_VERSION} (re-run, or build with that version)"
+            )
+    return warnings
+
+
 def render_board(board: Board, options: BuildOptions) -> bytes:
     from .page import page_context, render_page
 
@@ -93,6 +111,7 @@ def build(options: BuildOptions) -> BuildResult:
         frontier_B=options.frontier_resamples,
     )
     records, registry_warnings = load_registry(options.submissions, [e.entrant for e in entries])
+    registry_warnings = [*input_warnings(entries, options.verify_bundles), *registry_warnings]
     board = attach_registry(board, records)
     warnings = [*board.warnings, *registry_warnings]
     if not entries:
@@ -114,4 +133,11 @@ def build(options: BuildOptions) -> BuildResult:
     )
 
 
-__all__ = ["BuildOptions", "BuildResult", "build", "check_options", "render_board"]
+__all__ = [
+    "BuildOptions",
+    "BuildResult",
+    "build",
+    "check_options",
+    "input_warnings",
+    "render_board",
+]

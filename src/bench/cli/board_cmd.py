@@ -50,7 +50,12 @@ def board() -> None:
     show_default=True,
     help="Markdown rendered as the page's methodology section.",
 )
-@click.option("--strict", is_flag=True, help="Fail the build on any warning.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail the build on any warning: an unknown entrant, a stale schema (another harness "
+    "version), an unverifiable bundle, a small family, a partial run.",
+)
 @click.option("--repo-url", default=None, help="https:// URL of the repository (transcript links).")
 @click.option("--seed", type=int, default=None, help="Seed of the shared resamples.")
 @click.option(
