@@ -40,17 +40,21 @@ def comparable(record: AttemptRecord) -> dict[str, Any]:
     return data
 
 
-def rebuilt_cassette(run: RunDir) -> bytes:
-    """The cassette as the engine wrote it before it kept exchanges in memory."""
+def rebuilt_cassette(run: RunDir) -> list[dict[str, Any]]:
+    """The cassette's entries as the engine wrote them before it kept exchanges in memory:
+    each exchange of each attempt file, in (task, repeat) order, with its attempt key."""
     records = sorted(run.attempts(), key=lambda r: (r.task_id, r.repeat))
-    lines = [
-        canonical_json(
-            {"task_id": r.task_id, "repeat": r.repeat, **e.model_dump(mode="json")}
-        ).decode()
+    return [
+        json.loads(
+            canonical_json({"task_id": r.task_id, "repeat": r.repeat, **e.model_dump(mode="json")})
+        )
         for r in records
         for e in r.trace.exchanges
     ]
-    return ("\n".join(lines) + "\n" if lines else "").encode()
+
+
+def entries(cassette: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in cassette.splitlines()]
 
 
 def test_two_runs_write_equal_records_but_for_ids_and_timings(mini: Path) -> None:
@@ -78,7 +82,7 @@ def test_the_cassette_from_memory_is_the_one_the_files_give(mini: Path) -> None:
     run, _ = start_run(request(mini))
     cassette = (run.path / "cassette.jsonl").read_bytes()
     assert cassette.count(b"\n") == sum(len(r.trace.exchanges) for r in run.attempts()) > 0
-    assert cassette == rebuilt_cassette(run)
+    assert entries(cassette) == rebuilt_cassette(run)
 
 
 def test_a_resumed_run_writes_the_cassette_of_both_sessions(mini: Path) -> None:
@@ -89,7 +93,7 @@ def test_a_resumed_run_writes_the_cassette_of_both_sessions(mini: Path) -> None:
     _, status = resume_run(run.run_id, request(mini))
     assert status.status == "complete" and status.attempts_done == 9
     cassette = (run.path / "cassette.jsonl").read_bytes()
-    assert cassette == rebuilt_cassette(run)
+    assert entries(cassette) == rebuilt_cassette(run)
     assert len(cassette.splitlines()) == len(whole.splitlines())
 
 
@@ -148,7 +152,7 @@ def test_a_failed_write_stops_the_run_with_a_status_that_counts_what_was_written
     monkeypatch.setattr(RunDir, "write_attempt", original)
     _, resumed = resume_run(run.run_id, request(mini, concurrency=1))
     assert resumed.status == "complete" and resumed.attempts_done == 9
-    assert (run.path / "cassette.jsonl").read_bytes() == rebuilt_cassette(run)
+    assert entries((run.path / "cassette.jsonl").read_bytes()) == rebuilt_cassette(run)
 
 
 def test_progress_counts_each_attempt_once_while_status_writes_overlap(
