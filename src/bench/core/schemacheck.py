@@ -33,14 +33,21 @@ def _validator(schema_json: str) -> Draft202012Validator:
     return Draft202012Validator(json.loads(schema_json))
 
 
-def schema_problem(schema: Mapping[str, Any]) -> str | None:
-    """Why ``schema`` is not a valid Draft 2020-12 schema, or ``None`` when it is."""
-    return _problem(canonical_json(schema).decode())
+def schema_key(schema: Mapping[str, Any]) -> str:
+    """The cache key of ``schema``: its canonical JSON."""
+    return canonical_json(schema).decode()
 
 
-def validator(schema: Mapping[str, Any]) -> Draft202012Validator:
-    """A validator of a schema already checked with :func:`schema_problem`."""
-    return _validator(canonical_json(schema).decode())
+def schema_problem(schema: Mapping[str, Any] | str) -> str | None:
+    """Why ``schema`` (or the schema with that key) is not a valid Draft 2020-12 schema, or
+    ``None`` when it is."""
+    return _problem(schema if isinstance(schema, str) else schema_key(schema))
 
 
-__all__ = ["schema_problem", "validator"]
+def validator(schema: Mapping[str, Any] | str) -> Draft202012Validator:
+    """A validator of a schema (or of the schema with that key) already checked with
+    :func:`schema_problem`."""
+    return _validator(schema if isinstance(schema, str) else schema_key(schema))
+
+
+__all__ = ["schema_key", "schema_problem", "validator"]

@@ -34,14 +34,16 @@ calls give byte-identical results.
 from __future__ import annotations
 
 import copy
+import functools
+import json
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from bench.core.canonical import canonical_json
 from bench.core.errors import HarnessFault
-from bench.core.schemacheck import schema_problem, validator
+from bench.core.schemacheck import schema_key, schema_problem, validator
 from bench.core.trace import ToolDef
 from bench.corpus import Corpus
 from bench.tasks.model import BuiltinTool, Task
@@ -59,6 +61,14 @@ def _describe(error: ValidationError) -> str:
     return f"argument '{path}': {error.message}" if path else error.message
 
 
+@functools.lru_cache(maxsize=4096)
+def _problems(schema: str, arguments: str) -> tuple[str, ...]:
+    """What is wrong with ``arguments`` under ``schema`` (both canonical JSON), sorted. A pure
+    function of the two, so cached: repeats and similar tasks send the same arguments."""
+    errors = validator(schema).iter_errors(json.loads(arguments))
+    return tuple(sorted({_describe(e) for e in errors}))
+
+
 class World:
     """One attempt's mock world. Not shared between attempts or threads."""
 
@@ -66,7 +76,7 @@ class World:
         self._task = task
         self._corpus = corpus
         self._tools: dict[str, DataTool | BuiltinTool] = {}
-        self._validators: dict[str, Draft202012Validator] = {}
+        self._schemas: dict[str, str] = {}  # tool name -> the schema's cache key
         self._defs: list[ToolDef] | None = None
         for tool in task.tools:
             name: str
@@ -82,10 +92,11 @@ class World:
                     self._tools[name] = DataTool(tool)
                 except ToolDataError as exc:
                     raise self._fault(f"tools.{name}.{exc.field}", exc.message) from None
-            problem = schema_problem(schema)
+            key = schema_key(schema)
+            problem = schema_problem(key)
             if problem is not None:
                 raise self._fault(f"tools.{name}.parameters", f"not a valid JSON Schema: {problem}")
-            self._validators[name] = validator(schema)
+            self._schemas[name] = key
         try:
             self._state: dict[str, Any] = to_json(task.state)
         except ValueError as exc:
@@ -126,7 +137,7 @@ class World:
         except ValueError:
             return ToolResult(error=f"arguments for {name} are not JSON (NaN, Infinity or worse)")
         try:
-            problems = sorted({_describe(e) for e in self._validators[name].iter_errors(args)})
+            problems = _problems(self._schemas[name], canonical_json(args).decode())
         except Exception as exc:  # e.g. an unresolvable $ref: the task's schema is broken
             raise self._fault(f"tools.{name}.parameters", f"cannot validate: {exc}") from exc
         if problems:
