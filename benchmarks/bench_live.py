@@ -567,66 +567,14 @@ def print_cpu(
 # --------------------------------------------------------------------------------------------
 
 
-def _no_aliases() -> Any:
-    """A YAML dumper that never emits anchors or aliases: the task loader refuses them."""
-    import yaml
-
-    class Dumper(yaml.SafeDumper):
-        def ignore_aliases(self, data: Any) -> bool:
-            return True
-
-    return Dumper
-
-
 def generate_tasks(directory: Path, count: int) -> Path:
     """``count`` tool-trajectory tasks: look an order up, refund it, say so (3 model calls
     against the mock's policy). Written like ``examples/tasks``."""
-    import yaml
+    from synthetic import refund_task, task_file_text
 
-    tasks: list[dict[str, Any]] = []
-    for i in range(count):
-        order = str(1000 + i)
-        amount = round(10 + 7.5 * i, 2)
-        tasks.append(
-            {
-                "id": f"tool-{i:04d}",
-                "family": "tool-trajectory",
-                "split": "public",
-                "input": [{"role": "user", "content": f"Please refund order {order}."}],
-                "tools": [
-                    {**TOOLS[0]["function"], "reads": "orders.{order_id}"},
-                    {
-                        **TOOLS[1]["function"],
-                        "kind": "write",
-                        "cases": [
-                            {
-                                "when": {"order_id": order},
-                                "result": {
-                                    "refund_id": f"rf-{order}",
-                                    "order_id": order,
-                                    "amount": amount,
-                                },
-                            }
-                        ],
-                        "writes": [{"path": "orders.{order_id}.status", "value": "refunded"}],
-                    },
-                ],
-                "state": {"orders": {order: {"order_id": order, "total": amount}}},
-                "expectations": [
-                    {
-                        "type": "trajectory",
-                        "required": ["get_order", "issue_refund"],
-                        "order": ["get_order", "issue_refund"],
-                        "max_calls": 3,
-                    },
-                    {"type": "contains", "value": f"rf-{order}"},
-                ],
-                "because": "Synthetic benchmark task: read the order, then refund it.",
-            }
-        )
+    tasks = [refund_task(i) for i in range(count)]
     directory.mkdir(parents=True)
-    text = yaml.dump({"format_version": 1, "tasks": tasks}, Dumper=_no_aliases(), sort_keys=False)
-    (directory / "tool-trajectory.yaml").write_text(text, encoding="utf-8")
+    (directory / "tool-trajectory.yaml").write_text(task_file_text(tasks), encoding="utf-8")
     return directory
 
 

@@ -58,6 +58,7 @@ from typing import Any
 
 import yaml
 from jsonschema import Draft202012Validator
+from synthetic import NoAliases, refund_task, task_file_text
 
 from bench.core.atomic import write_atomic, write_once
 from bench.core.files import read_structured
@@ -125,13 +126,6 @@ def _word(rng: random.Random, syllables: int) -> str:
     return "".join(rng.choice(_SYLLABLES) for _ in range(syllables))
 
 
-class _NoAliases(yaml.SafeDumper):
-    """The task loader refuses YAML anchors and aliases, so never emit them."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
 @dataclass(frozen=True)
 class TaskSetFiles:
     tasks_dir: Path
@@ -192,70 +186,10 @@ def generate(root: Path, qa_tasks: int, tool_tasks: int, docs: int, per_doc: int
                 "budget": {"tool_calls": 2},
             }
         )
-    tools: list[dict[str, Any]] = []
-    for i in range(tool_tasks):
-        order = str(1000 + i)
-        amount = round(10 + 7.5 * i, 2)
-        tools.append(
-            {
-                "id": f"tool-{i:04d}",
-                "family": "tool-trajectory",
-                "split": "public",
-                "input": [{"role": "user", "content": f"Please refund order {order}."}],
-                "tools": [
-                    {
-                        "name": "get_order",
-                        "description": "Look up one order by its number.",
-                        "parameters": {
-                            "type": "object",
-                            "properties": {"order_id": {"type": "string"}},
-                            "required": ["order_id"],
-                            "additionalProperties": False,
-                        },
-                        "reads": "orders.{order_id}",
-                    },
-                    {
-                        "name": "issue_refund",
-                        "kind": "write",
-                        "description": "Refund an order in full.",
-                        "parameters": {
-                            "type": "object",
-                            "properties": {"order_id": {"type": "string"}},
-                            "required": ["order_id"],
-                            "additionalProperties": False,
-                        },
-                        "cases": [
-                            {
-                                "when": {"order_id": order},
-                                "result": {
-                                    "refund_id": f"rf-{order}",
-                                    "order_id": order,
-                                    "amount": amount,
-                                },
-                            }
-                        ],
-                        "writes": [{"path": "orders.{order_id}.status", "value": "refunded"}],
-                    },
-                ],
-                "state": {"orders": {order: {"order_id": order, "total": amount}}},
-                "expectations": [
-                    {
-                        "type": "trajectory",
-                        "required": ["get_order", "issue_refund"],
-                        "order": ["get_order", "issue_refund"],
-                        "max_calls": 3,
-                    },
-                    {"type": "contains", "value": f"rf-{order}"},
-                ],
-                "because": "Synthetic benchmark task: read the order, then refund it.",
-            }
-        )
+    tools = [refund_task(i) for i in range(tool_tasks)]
     for name, batch in (("grounded-qa.yaml", qa), ("tool-trajectory.yaml", tools)):
         if batch:
-            text = yaml.dump(
-                {"format_version": 1, "tasks": batch}, Dumper=_NoAliases, sort_keys=False
-            )
-            (tasks_dir / name).write_text(text, encoding="utf-8")
+            (tasks_dir / name).write_text(task_file_text(batch), encoding="utf-8")
     paths = []
     for kind, function in (("sync", "respond"), ("async", "respond_async")):
         target = {
@@ -269,7 +203,7 @@ def generate(root: Path, qa_tasks: int, tool_tasks: int, docs: int, per_doc: int
             "params": {"temperature": 0},
         }
         path = targets / f"instant-{kind}.yaml"
-        path.write_text(yaml.dump(target, Dumper=_NoAliases, sort_keys=False), encoding="utf-8")
+        path.write_text(yaml.dump(target, Dumper=NoAliases, sort_keys=False), encoding="utf-8")
         paths.append(path)
     return TaskSetFiles(tasks_dir, paths[0], paths[1], qa_tasks, tool_tasks, len(facts))
 
