@@ -276,6 +276,28 @@ def test_each_world_starts_from_the_task_state(make_task: MakeTask) -> None:
     assert task.state == STATE
 
 
+def test_a_fresh_world_is_a_new_world_whatever_the_old_one_did(make_task: MakeTask) -> None:
+    task = make_task([LOOKUP, CANCEL], state=STATE)
+    used = World(task, None)
+    assert used.call("cancel_order", {"order_id": "1043"}) == ToolResult(result="processing")
+    defs = used.tool_defs()
+    defs[0].parameters["required"].append("smuggled")
+    fresh, again = used.fresh(), used.fresh()
+    assert fresh.state == again.state == World(task, None).state == STATE
+    assert fresh.tool_defs() == World(task, None).tool_defs() != defs
+    calls = [
+        ("cancel_order", {"order_id": "1043"}),
+        ("lookup_order", {"order_id": "1043"}),
+        ("cancel_order", {"order_id": "1042"}),
+        ("lookup_order", {"order_id": 1043}),
+        ("cancel_order", {"order_id": "9"}),
+    ]
+    new = World(task, None)
+    assert [fresh.call(n, a) for n, a in calls] == [new.call(n, a) for n, a in calls]
+    assert fresh.state == new.state != STATE
+    assert again.state == STATE  # one fresh world's writes are not another's
+
+
 def test_integer_state_keys_become_strings(make_task: MakeTask) -> None:
     with pytest.raises(ValidationError, match="the key 1042 is not a JSON value"):
         make_task([LOOKUP], state={"orders": {1042: {"status": "shipped"}}})

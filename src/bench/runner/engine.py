@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from bench.core.clock import utc_now
 from bench.core.errors import HarnessFault
 from bench.core.trace import Exchange
-from bench.corpus import CorpusLibrary
+from bench.corpus import Corpus, CorpusLibrary
 from bench.records.run import AttemptKey, AttemptRecord, RunConfig, RunStatus
 from bench.records.store import RunDir
 from bench.scorers import safety_violations, score_attempt
@@ -59,6 +59,19 @@ class RunPlan:
     def _task_fingerprints(self) -> dict[str, tuple[Task, str]]:
         return {}
 
+    @functools.cached_property
+    def _worlds(self) -> dict[str, tuple[Task, Corpus | None, World]]:
+        return {}
+
+    def world(self, task: Task, corpus: Corpus | None) -> World:
+        """A fresh world for one attempt at ``task``; the task's tools are checked and built
+        once per run (``World.fresh``), not once per attempt."""
+        known = self._worlds.get(task.id)
+        if known is None or known[0] is not task or known[1] is not corpus:
+            known = (task, corpus, World(task, corpus))
+            self._worlds[task.id] = known
+        return known[2].fresh()
+
     def task_fingerprint(self, task: Task) -> str:
         """``task.fingerprint()``, computed once per task and run, not once per repeat."""
         known = self._task_fingerprints.get(task.id)
@@ -77,7 +90,7 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
     attempt = Attempt(
         task=task,
         target=plan.target,
-        world=World(task, corpus),
+        world=plan.world(task, corpus),
         meter=Meter(budget),
         pricing=plan.target.spec.pricing,
         tools=plan.tools,

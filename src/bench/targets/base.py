@@ -256,7 +256,9 @@ class AgentReply(Strict):
 def is_agent(target: object) -> bool:
     """Whether the runner should hand this target the whole turn (``AgentTarget``)."""
     spec = getattr(target, "spec", None)
-    return isinstance(target, AgentTarget) and getattr(spec, "kind", None) in AGENT_KINDS
+    # The kind first: a chat target fails that cheap test, and a protocol isinstance check
+    # (called once per attempt) is not cheap.
+    return getattr(spec, "kind", None) in AGENT_KINDS and isinstance(target, AgentTarget)
 
 
 __all__ = [

@@ -101,6 +101,21 @@ class World:
             self._state: dict[str, Any] = to_json(task.state)
         except ValueError as exc:
             raise self._fault("state", str(exc)) from None
+        self._start = json.dumps(self._state)  # the starting state, for ``fresh``
+
+    def fresh(self) -> World:
+        """A new world for another attempt at the same task: the same checked tools and
+        schemas (built once, immutable), the task's starting state, no calls made. What a new
+        ``World(task, corpus)`` would be, without checking the task's tool data again."""
+        world = object.__new__(World)
+        world._task = self._task
+        world._corpus = self._corpus
+        world._tools = self._tools
+        world._schemas = self._schemas
+        world._defs = None
+        world._state = json.loads(self._start)
+        world._start = self._start
+        return world
 
     @property
     def state(self) -> dict[str, Any]:
