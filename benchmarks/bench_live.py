@@ -607,15 +607,20 @@ class Pieces:
     # (key, module or class, attribute, label); the first five run once or twice per attempt,
     # the last two once, after the last attempt.
     WRAPPED = (
-        ("world", "bench.runner.engine", "World", "World(task, corpus)"),
+        ("world", "bench.runner.engine", "World", "World(task, corpus), once per task"),
         ("score", "bench.runner.engine", "score_attempt", "score_attempt"),
         (
             "serialise",
             "bench.records.store",
-            "_pretty",
-            "serialise attempt + status (model_dump + json.dumps indent=2)",
+            "attempt_bytes",
+            "writer thread: attempt_bytes (model_dump_json indent=2)",
         ),
-        ("write_once", "bench.records.store", "write_once", "write_once attempt file (fsyncs)"),
+        (
+            "write_once",
+            "bench.records.store",
+            "write_once",
+            "writer thread: write_once attempt file (fsyncs, GIL waits)",
+        ),
         (
             "write_atomic",
             "bench.records.store",
@@ -725,6 +730,9 @@ def latency_part(args: argparse.Namespace, root: Path, client_us: float | None) 
     slow = start_server(f"delay,s={DELAY_S}")
     instant = start_server()
     here = root / "latency"
+    pinned = _pin_servers(args, slow, instant)
+    if pinned:
+        print(f"  latency part: {pinned}", flush=True)
     try:
         slow_target = write_target(here / "slow.yaml", slow.url + "/v1", False, "slow")
         fast_target = write_target(here / "instant.yaml", instant.url + "/v1", False, "instant")
@@ -759,6 +767,18 @@ def latency_part(args: argparse.Namespace, root: Path, client_us: float | None) 
         stats.sort_stats("cumulative").print_stats(30)
 
 
+def _pin_servers(args: argparse.Namespace, *servers: Server) -> str:
+    """Keep the mock servers on the last CPU, so the load generator does not take turns on
+    the harness's core (the usual way to keep a load generator from skewing what it
+    measures); the harness's process may still use every CPU. ``--no-pin`` turns this off."""
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if args.no_pin or len(cpus) < 2:
+        return ""
+    for server in servers:
+        os.sched_setaffinity(server.process.pid, {cpus[-1]})
+    return f"mock servers pinned to CPU {cpus[-1]} of {len(cpus)} (--no-pin to turn off)"
+
+
 def print_latency(
     args: argparse.Namespace, rows: list[HarnessRun], attempts: int, client_us: float | None
 ) -> None:
@@ -785,6 +805,12 @@ def print_latency(
             f"{row.total_s - row.before_first_s - row.attempts_s:6.2f} "
             f"{row.attempts / row.attempts_s:11.1f} {row.cpu_s:7.2f} "
             f"{1000 * row.cpu_s / row.attempts:11.2f}"
+        )
+    for label in dict.fromkeys(row.label for row in rows):
+        mine = sorted(row.total_s / ideal for row in rows if row.label == label)
+        print(
+            f"  {label}: median {_median(mine):.2f} x ideal over {len(mine)} run(s) "
+            f"(each: {', '.join(f'{x:.2f}' for x in mine)})"
         )
     seen: dict[str, int] = {}
     calls: dict[int, int] = {}
@@ -846,7 +872,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-tasks", type=int, default=100, help="tasks in part 2")
     parser.add_argument("--latency-repeats", type=int, default=10, help="repeats in part 2")
     parser.add_argument("--latency-concurrency", type=int, default=64)
-    parser.add_argument("--latency-rounds", type=int, default=1, help="runs per endpoint")
+    parser.add_argument("--latency-rounds", type=int, default=3, help="runs per endpoint")
+    parser.add_argument(
+        "--no-pin", action="store_true", help="do not pin the mock servers to one CPU"
+    )
     parser.add_argument(
         "--teb-venv", type=Path, default=DEFAULT_TEB_VENV, help="made here when missing"
     )
