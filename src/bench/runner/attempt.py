@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.core.canonical import canonical_json, sha256_hex
+from bench.core.canonical import canonical_json
 from bench.core.errors import BenchError, EntrantError
 from bench.core.trace import Exchange, Message, ToolCall, Trace, Usage
 from bench.targets.base import ModelRequest, ModelResponse, Pricing, Target, is_agent
@@ -29,6 +29,7 @@ from bench.world.selection import select_tool_defs
 
 from .agent import ToolServer, run_agent_attempt
 from .budget import Meter, OverBudget
+from .recording import RequestRecorder
 
 
 class EntrantFault(Exception):
@@ -80,6 +81,7 @@ class Attempt:
     pricing: Pricing | None
     trace: TraceBuilder = field(default_factory=TraceBuilder)
     tools: ToolServer | None = None  # agent-style targets: the run's tool server
+    recorder: RequestRecorder = field(default_factory=RequestRecorder)
 
     async def run(self) -> None:
         if is_agent(self.target):
@@ -193,11 +195,12 @@ class Attempt:
                 self.meter.dollars += cost
         if cost is None:
             self.trace.cost_complete = False
-        wire = request.wire()  # once: the hash and the record are of the same dump
+        # request.wire() and its hash, from each message's dump made once per attempt
+        wire, request_hash = self.recorder.wire(request)
         self.trace.exchanges.append(
             Exchange(
                 index=len(self.trace.exchanges),
-                request_hash=sha256_hex(canonical_json(wire)),
+                request_hash=request_hash,
                 request=wire,
                 response=response.model_dump(mode="json"),
                 latency_s=round(latency, 6),

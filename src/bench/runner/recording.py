@@ -1,0 +1,71 @@
+"""The request side of an exchange's record, made once per message: an attempt's requests
+repeat every earlier message and every tool, so each message's and tool's JSON form and
+canonical bytes are made once per attempt and reused by every later request of it.
+
+``RequestRecorder.wire(request)`` returns exactly ``request.wire()`` (the same dict, key for
+key and in the same order) and exactly ``request.request_hash()``: the hash is the SHA-256 of
+canonical JSON put together from the parts' canonical bytes, which is byte for byte
+``canonical_json(request.wire())``, because canonical JSON sorts the keys of each object on
+its own (``messages`` < ``model`` < ``params`` < ``tools``). A property test holds both equal
+on generated requests (tests/runner/test_recording.py), so cassettes match across versions.
+
+The parts are shared between the exchanges of one attempt (the same dict for the same
+message); a record is never changed after it is made, so nothing can tell.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from bench.core.canonical import canonical_json, sha256_hex
+from bench.targets.base import ModelRequest
+
+
+class RequestRecorder:
+    """Per attempt: the wire form and hash of each request, built from cached parts."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self) -> None:
+        # id(part) -> (the part itself, kept alive so its id stays its own; wire; canonical)
+        self._parts: dict[int, tuple[BaseModel, dict[str, Any], bytes]] = {}
+
+    def _part(self, item: BaseModel) -> tuple[dict[str, Any], bytes]:
+        known = self._parts.get(id(item))
+        if known is None or known[0] is not item:
+            wire = item.model_dump(mode="json")
+            known = (item, wire, canonical_json(wire))
+            self._parts[id(item)] = known
+        return known[1], known[2]
+
+    def wire(self, request: ModelRequest) -> tuple[dict[str, Any], str]:
+        """``(request.wire(), request.request_hash())``, from cached parts."""
+        messages = [self._part(message) for message in request.messages]
+        tools = [self._part(tool) for tool in request.tools]
+        params = to_jsonable_python(request.params)
+        wire = {
+            "model": request.model,
+            "messages": [part for part, _ in messages],
+            "tools": [part for part, _ in tools],
+            "params": params,
+        }
+        canonical = b"".join(
+            (
+                b'{"messages":[',
+                b",".join(bytes_ for _, bytes_ in messages),
+                b'],"model":',
+                canonical_json(request.model),
+                b',"params":',
+                canonical_json(params),
+                b',"tools":[',
+                b",".join(bytes_ for _, bytes_ in tools),
+                b"]}",
+            )
+        )
+        return wire, sha256_hex(canonical)
+
+
+__all__ = ["RequestRecorder"]
