@@ -4,6 +4,7 @@ servers written here to send exactly the bytes a case needs."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import struct
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -16,7 +17,7 @@ import pytest
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolDef
 from bench.targets import ModelRequest, TargetSpec, build_target, wire
-from bench.targets.http import HttpEndpoint, uses_wire
+from bench.targets.http import STREAM_TAIL_S, HttpEndpoint, uses_wire
 from bench.testing import mock_server
 from bench.testing.mock_server import MockServer
 
@@ -544,8 +545,44 @@ def test_the_mock_server_keeps_connections_alive(streamed: bool) -> None:
         names, opened = asyncio.run(go(server.url + "/v1"))
         assert len(server.model_requests()) == 4
     assert names == ["search_docs"] * 4
-    # A stream ends at its last event, before the closing chunk is read, so it is not reused.
-    assert opened == (4 if streamed else 1)
+    # A stream's body is read to its closing chunk after the last event: reused as well.
+    assert opened == 1
+
+
+def test_a_stream_left_open_after_its_last_event_ends_the_call_and_is_not_reused() -> None:
+    events = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "hel"}}]},
+        {"choices": [{"index": 0, "delta": {"content": "lo"}, "finish_reason": "stop"}]},
+    ]
+    body = b"".join(b"data: %s\n\n" % json.dumps(e).encode() for e in events)
+    body += b"data: [DONE]\n\n"
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            await read_request(reader)
+            head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+            writer.write((head + "Transfer-Encoding: chunked\r\n\r\n").encode())
+            writer.write(b"%x\r\n%b\r\n" % (len(body), body))  # and never the closing chunk
+            await writer.drain()
+
+    # Waiting for the closing chunk until the read timeout would fail the call with it: the
+    # tail after the last event is capped far below this read timeout, so the calls succeed.
+    timeouts = {"connect_s": 2, "read_s": 20 * STREAM_TAIL_S, "request_s": 5, "deadline_s": 10}
+    assert not issubclass(wire.ReadTimeout, TimeoutError)
+
+    async def go() -> tuple[list[str], int]:
+        async with serving(handler) as server:
+            made = spec(server.url + "/v1", stream=True, timeouts=timeouts)
+            target = build_target(made, Path("."), Path("w.yaml"), env={})
+            try:
+                said = [(await target.complete(REQUEST)).content for _ in range(2)]
+            finally:
+                await target.aclose()
+            return said, server.connections
+
+    said, connections = run(go())
+    assert said == ["hello", "hello"]
+    assert connections == 2  # the unfinished body's connection was closed, not reused
 
 
 def test_a_truncated_body_maps_to_the_code_httpx_gave_it() -> None:

@@ -29,7 +29,7 @@ import os
 import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -547,6 +547,22 @@ async def _read_capped(
     return b"".join(chunks)
 
 
+STREAM_TAIL_S = 0.05  # after a stream's last event, how long its body may take to end
+
+
+async def _finish_body(lines: AsyncIterator[str], size: int) -> None:
+    """Read the rest of a stream's body after its format's last event: the closing chunk,
+    usually in the same packet, so the connection goes back to the pool. A server that keeps
+    the stream open past its last event gets ``STREAM_TAIL_S``; then the connection is closed
+    instead of reused (what happened to every stream before)."""
+    with suppress(TimeoutError):
+        async with asyncio.timeout(STREAM_TAIL_S):
+            async for line in lines:
+                size += len(line) + 1
+                if size > MAX_BODY_BYTES:
+                    return
+
+
 async def _read_events(
     response: httpx.Response | wire.Response, stream: StreamFormat
 ) -> list[SseEvent]:
@@ -569,6 +585,7 @@ async def _read_events(
             if event is not None:
                 events.append(event)
                 if stream.done(event):
+                    await _finish_body(lines, size)
                     return events
     last = parser.finish()
     if last is not None:
