@@ -401,6 +401,22 @@ def test_an_unreachable_endpoint_could_not_be_rerun_and_is_not_called_cheating(
     assert check["requests"] <= 4
 
 
+def test_an_endpoint_that_now_declares_another_server_is_not_rerun(
+    live: Live, world: World
+) -> None:
+    recorded = load_run(world.bundle).config.server
+    assert recorded is not None and recorded["engine"] == "bench-mock"
+    with serve(live, version="2", context_window=4096) as server:
+        out = run_verify(live, world)
+        assert server.model_requests() == []  # decided on the probe, before any model call
+    assert out.exit_code == 2
+    data = out.data
+    assert data["code"] == Code.LIVE_SERVER_CHANGED.value and data["live"] is None
+    assert "version 2, context_window 4096" in data["message"]
+    assert f"version {recorded['version']}" in data["message"]
+    assert "another configuration" in data["message"]
+
+
 def test_an_endpoint_whose_every_answer_errors_could_not_be_rerun(live: Live, world: World) -> None:
     with serve(live, faults=["empty"]):
         out = run_verify(live, world)
@@ -775,6 +791,7 @@ EXERCISED: dict[Code, str] = {
     Code.LIVE_RERUN_FAILED: (
         "test_an_unreachable_endpoint_could_not_be_rerun_and_is_not_called_cheating"
     ),
+    Code.LIVE_SERVER_CHANGED: "test_an_endpoint_that_now_declares_another_server_is_not_rerun",
     Code.LIVE_INCONSISTENT: "test_a_changed_endpoint_is_rejected_as_inconsistent_with_its_p_value",
 }
 

@@ -120,8 +120,9 @@ def verify(
     --live (with --endpoint-allowlist) then re-runs --live-sample public tasks against the
     endpoint on the allow-list whose endpoint_id the bundle records: LIVE_INCONSISTENT (exit 1)
     when the exact sign-flip p-value is below --live-alpha, LIVE_RERUN_FAILED (exit 2) when the
-    re-run itself failed. Nothing is written outside a temp directory, removed after. Details:
-    docs/LIVE-VERIFY.md.
+    re-run itself failed, LIVE_SERVER_CHANGED (exit 2) when the endpoint now declares another
+    engine, version, context window or quantisation than the run recorded. Nothing is written
+    outside a temp directory, removed after. Details: docs/LIVE-VERIFY.md.
     """
     from click.core import ParameterSource
 

@@ -10,7 +10,10 @@ Order (each step stops at its first failure, with a code from ``LIVE_CODES``):
    (``LIVE_KEY_MISSING``) — all before any network call;
 3. the sample: ``--live-sample`` public tasks whose claimed attempts all decided, drawn with
    ``random.Random(seed)`` as the replay sample is; re-run into a temp directory, removed after;
-4. the decision (``live_stats``): inconsistent (``LIVE_INCONSISTENT``, exit 1) when the exact
+4. what the endpoint declares about itself (engine, version, context window, quantisation)
+   is what the run recorded (``LIVE_SERVER_CHANGED``, exit 2), probed before any model call;
+   not checked when the run recorded nothing or the endpoint declares nothing now;
+5. the decision (``live_stats``): inconsistent (``LIVE_INCONSISTENT``, exit 1) when the exact
    sign-flip p-value is below alpha; could not re-run (``LIVE_RERUN_FAILED``, exit 2) when no
    task, or more than 25 % of them, re-ran without an error, or when the verdict would flip if
    the errored tasks counted as failures (errors can neither convict nor acquit).
@@ -136,6 +139,17 @@ def _live_check(bundle: Path, entrant: str, options: VerifyOptions, live: LiveOp
             attempts, metered = live_run.rerun(
                 Path(scratch), run.config, endpoint, options.tasks, options.corpus_root, sampled
             )
+        except live_run.ServerChanged as exc:
+            raise VerifyFailure(
+                Code.LIVE_SERVER_CHANGED,
+                _scrub(
+                    f"the endpoint now declares {_identity(exc.live)}; the run recorded "
+                    f"{_identity(exc.recorded)}: a re-run would test another configuration",
+                    key,
+                ),
+                path=str(bundle / CONFIG),
+                field="server",
+            ) from None
         except BenchError as exc:
             raise VerifyFailure(
                 Code.LIVE_RERUN_FAILED,
@@ -154,6 +168,12 @@ def _live_check(bundle: Path, entrant: str, options: VerifyOptions, live: LiveOp
         model=endpoint.model,
         requests=metered.sent,
     )
+
+
+def _identity(server: dict[str, object] | None) -> str:
+    if not server:
+        return "nothing about itself"
+    return ", ".join(f"{name} {value}" for name, value in server.items() if value is not None)
 
 
 def _message(check: LiveCheck) -> str:

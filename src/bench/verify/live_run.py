@@ -110,6 +110,17 @@ def live_target(config: RunConfig, endpoint: AllowedEndpoint) -> dict[str, Any]:
     }
 
 
+class ServerChanged(Exception):
+    """The endpoint declares another engine, version, context window or quantisation than the
+    bundle's run recorded: a re-run would test another configuration. Raised after the probe,
+    before any model call."""
+
+    def __init__(self, recorded: dict[str, Any], live: dict[str, Any]) -> None:
+        self.recorded = recorded
+        self.live = live
+        super().__init__(f"recorded {recorded}, live {live}")
+
+
 def rerun(
     scratch: Path,
     config: RunConfig,
@@ -119,7 +130,10 @@ def rerun(
     task_ids: list[str],
 ) -> tuple[list[AttemptRecord], MeteredTarget]:
     """Run ``task_ids`` (public split) with the bundle's repeats, budgets and seed into
-    ``scratch``; returns the attempts and the metered target (how many calls, cap, reach)."""
+    ``scratch``; returns the attempts and the metered target (how many calls, cap, reach).
+    ``ServerChanged`` if the run recorded what its server declared and the endpoint now
+    declares something else; an endpoint that declares nothing now (or does not answer) is
+    re-run, and the re-run decides."""
     target_file = scratch / "target.json"
     target_file.write_text(json.dumps(live_target(config, endpoint), indent=2), encoding="utf-8")
     request = RunRequest(
@@ -136,7 +150,11 @@ def rerun(
         seed=config.seed,
     )
     store = RunStore(request.runs_dir)
-    prepared = prepare(request, store)
+    prepared = prepare(request, store)  # probes what the endpoint declares, no model call
+    live = prepared.config.server
+    declares = live is not None and live.get("engine", "unknown") != "unknown"
+    if config.server is not None and live is not None and declares and live != config.server:
+        raise ServerChanged(config.server, live)
     metered = MeteredTarget(prepared.target, endpoint)
     now = utc_now()
     status = RunStatus(
@@ -166,4 +184,4 @@ def rerun(
     return run.attempts(), metered
 
 
-__all__ = ["FROM_BUNDLE", "MeteredTarget", "live_target", "rerun"]
+__all__ = ["FROM_BUNDLE", "MeteredTarget", "ServerChanged", "live_target", "rerun"]
