@@ -118,13 +118,18 @@ def test_status_follows_the_attempts_at_most_every_interval(
     assert seen == [("started", 0), ("complete", 9)]  # created, then the end
 
 
-def test_with_no_interval_status_follows_every_attempt_in_order(
+def test_with_no_interval_status_follows_the_attempts_in_order(
     mini: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen = written_statuses(monkeypatch)
     monkeypatch.setattr(engine, "STATUS_EVERY_S", 0.0)
     run, _ = start_run(request(mini, concurrency=1))
-    assert seen == [("started", 0), *(("started", n) for n in range(1, 10)), ("complete", 9)]
+    # An attempt's file is written while the next attempt runs, so a status write still in
+    # progress lets a count pass unwritten; an older count never follows a newer one.
+    assert seen[0] == ("started", 0) and seen[-1] == ("complete", 9)
+    middle = [count for state, count in seen[1:-1]]
+    assert middle and all(state == "started" for state, _ in seen[1:-1])
+    assert middle == sorted(set(middle)) and middle[0] >= 1 and middle[-1] <= 9
     assert run.status().attempts_done == 9
 
 
@@ -147,7 +152,12 @@ def test_a_failed_write_stops_the_run_with_a_status_that_counts_what_was_written
     [run] = RunStore(mini / "runs").runs()
     status = run.status()
     assert status.status == "started"
-    assert status.attempts_done == len(run.attempts()) == 2
+    # The two before it, and perhaps the next attempt's file, which was already being written
+    # when the failure stopped the run (the slot is free once an attempt has run): the status
+    # counts exactly the files there are, and the failed one is not among them.
+    written = {(r.task_id, r.repeat) for r in run.attempts()}
+    assert status.attempts_done == len(written) and 2 <= len(written) < len(calls)
+    assert len(written) == len(calls) - 1  # every attempt that reached a write but the failed one
 
     monkeypatch.setattr(RunDir, "write_attempt", original)
     _, resumed = resume_run(run.run_id, request(mini, concurrency=1))

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -216,8 +217,16 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     writer = ThreadPoolExecutor(max_workers=WRITER_THREADS, thread_name_prefix="bench-writer")
     sink.started(config.run_id, total, done)
 
+    files_written = [0]  # this session's attempt files, counted on the writer thread itself
+    count_lock = threading.Lock()
+
     def current() -> RunStatus:
         return status.model_copy(update={"attempts_done": done, "updated_at": utc_now()})
+
+    def write(record: AttemptRecord) -> None:
+        plan.run.write_attempt(record)
+        with count_lock:
+            files_written[0] += 1
 
     async def one(task: Task, repeat: int) -> None:
         nonlocal done, status_written
@@ -231,18 +240,20 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
                 sink.skipped(task.id, repeat, exhausted_reason[0])
                 return
             record = await perform_attempt(plan, task, repeat)
-            # Spent before the write yields, as when the write ran on the loop: an attempt
-            # that starts meanwhile sees this one's tokens and dollars.
+            # Spent before anything yields: an attempt that starts next sees this one's
+            # tokens and dollars.
             _spend(run_meter, record)
-            await loop.run_in_executor(writer, plan.run.write_attempt, record)
-            done += 1
-            if config.record_cassette:
-                exchanges.append((record.task_id, record.repeat, record.trace.exchanges))
-            sink.attempt(record, done, total)
-            if time.perf_counter() - status_written >= STATUS_EVERY_S and not status_lock.locked():
-                async with status_lock:  # one status write at a time: never an older over a newer
-                    status_written = time.perf_counter()
-                    await loop.run_in_executor(writer, plan.run.write_status, current())
+        # The slot bounds what talks to the entrant, not the disk: the next attempt starts
+        # while this file is written (docs/DECISIONS.md 27). Done counts written files only.
+        await loop.run_in_executor(writer, write, record)
+        done += 1
+        if config.record_cassette:
+            exchanges.append((record.task_id, record.repeat, record.trace.exchanges))
+        sink.attempt(record, done, total)
+        if time.perf_counter() - status_written >= STATUS_EVERY_S and not status_lock.locked():
+            async with status_lock:  # one status write at a time: never an older over a newer
+                status_written = time.perf_counter()
+                await loop.run_in_executor(writer, plan.run.write_status, current())
 
     try:
         pending = [asyncio.ensure_future(one(task, repeat)) for task, repeat in work]
@@ -255,6 +266,8 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
             raise
     except BaseException:
         writer.shutdown(wait=True)
+        # A write that finished after its attempt was cancelled is on disk: count it.
+        done = len(done_keys) + files_written[0]
         with contextlib.suppress(Exception):  # the run's own error is the one to report
             plan.run.write_status(current())
         raise
