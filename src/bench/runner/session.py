@@ -71,6 +71,18 @@ class Prepared:
     judge: RunJudge | None = None
     shard: ShardInfo | None = None
 
+    def first_status(self) -> RunStatus:
+        """The status a new run is created with: started, nothing done yet."""
+        now = utc_now()
+        return RunStatus(
+            run_id=self.config.run_id,
+            status="started",
+            config_fingerprint=self.config.fingerprint(),
+            started_at=now,
+            updated_at=now,
+            attempts_total=len(self.tasks.tasks) * self.config.repeats,
+        )
+
     def close(self) -> None:
         if self.judge is not None:
             self.judge.close()
@@ -229,15 +241,7 @@ def start_run(
 ) -> tuple[RunDir, RunStatus]:
     store = RunStore(request.runs_dir)
     prepared = prepare(request, store)
-    now = utc_now()
-    status = RunStatus(
-        run_id=prepared.config.run_id,
-        status="started",
-        config_fingerprint=prepared.config.fingerprint(),
-        started_at=now,
-        updated_at=now,
-        attempts_total=len(prepared.tasks.tasks) * request.repeats,
-    )
+    status = prepared.first_status()
     try:
         run = store.create(prepared.config, status)
         if prepared.shard is not None:

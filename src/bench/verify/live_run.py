@@ -18,10 +18,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.core.clock import utc_now
 from bench.core.errors import EntrantError, HarnessFault
 from bench.corpus import CorpusLibrary
-from bench.records.run import AttemptRecord, RunConfig, RunStatus
+from bench.records.run import AttemptRecord, RunConfig
 from bench.records.store import RunStore
 from bench.runner import RunPlan, RunRequest, execute, prepare
 from bench.targets.base import ModelRequest, ModelResponse, Target, TargetSpec
@@ -154,17 +153,9 @@ def rerun(
     live = prepared.config.server
     declares = live is not None and live.get("engine", "unknown") != "unknown"
     if config.server is not None and live is not None and declares and live != config.server:
-        raise ServerChanged(config.server, live)
+        raise ServerChanged(config.server, live)  # declares nothing now: the re-run decides
     metered = MeteredTarget(prepared.target, endpoint)
-    now = utc_now()
-    status = RunStatus(
-        run_id=prepared.config.run_id,
-        status="started",
-        config_fingerprint=prepared.config.fingerprint(),
-        started_at=now,
-        updated_at=now,
-        attempts_total=len(prepared.tasks.tasks) * request.repeats,
-    )
+    status = prepared.first_status()
     run = store.create(prepared.config, status)
     plan = RunPlan(
         run=run,
