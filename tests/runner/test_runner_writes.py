@@ -140,11 +140,11 @@ def test_a_failed_write_stops_the_run_with_a_status_that_counts_what_was_written
     original = RunDir.write_attempt
     calls: list[str] = []
 
-    def failing(self: RunDir, record: AttemptRecord) -> Path:
+    def failing(self: RunDir, record: AttemptRecord, lines: list[str] | None = None) -> Path:
         calls.append(record.task_id)
         if len(calls) == 3:
             raise RunStoreError("disk full", code="RUN_CORRUPT", path=self.path)
-        return original(self, record)
+        return original(self, record, lines)
 
     monkeypatch.setattr(RunDir, "write_attempt", failing)
     with pytest.raises(RunStoreError, match="disk full"):

@@ -647,3 +647,149 @@ def test_the_mock_server_closes_when_asked() -> None:
             return said, pool.connections_opened
 
         assert asyncio.run(go()) == ("close", 2)
+
+
+def pieces_server(body: bytes, pieces: int, *, keep_alive: bool = True) -> Handler:
+    """Answers every request with ``body``, its head and the body in ``pieces`` writes."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            try:
+                await read_request(reader)
+            except asyncio.IncompleteReadError:
+                return
+            data = answer(body)
+            if pieces == 1:
+                writer.write(data)
+            else:
+                cut = len(data) - len(body)
+                size = max(1, len(body) // (pieces - 1))
+                writer.write(data[:cut])
+                await writer.drain()
+                for start in range(0, len(body), size):
+                    await asyncio.sleep(0.005)
+                    writer.write(body[start : start + size])
+                    await writer.drain()
+            await writer.drain()
+            if not keep_alive:
+                return
+
+    return handler
+
+
+@pytest.mark.parametrize("pieces", [1, 4])
+def test_read_takes_a_whole_body_with_its_head_or_in_pieces_and_reuses_the_connection(
+    pieces: int,
+) -> None:
+    body = json.dumps({"n": list(range(300))}).encode()
+
+    async def go() -> tuple[list[bytes], int]:
+        async with serving(pieces_server(body, pieces)) as server:
+            pool = wire.Pool()
+            got = []
+            try:
+                for _ in range(3):
+                    response = await pool.send("POST", server.url + "/x", b"{}", {"a": "b"})
+                    try:
+                        got.append(await response.read(1 << 20))
+                        assert response.complete and response.reusable
+                    finally:
+                        response.release()
+                        response.release()  # a second release does nothing
+            finally:
+                await pool.aclose()
+            return got, server.connections
+
+    got, connections = run(go())
+    assert got == [body] * 3
+    assert connections == 1
+
+
+@pytest.mark.parametrize("pieces", [1, 4])
+def test_read_over_its_cap_refuses_or_truncates_and_does_not_reuse_a_partial_body(
+    pieces: int,
+) -> None:
+    body = b"x" * 4000
+
+    async def go() -> tuple[bytes, int]:
+        async with serving(pieces_server(body, pieces)) as server:
+            pool = wire.Pool()
+            try:
+                response = await pool.send("GET", server.url + "/", b"")
+                try:
+                    with pytest.raises(wire.BodyTooLarge, match="over 1000 bytes"):
+                        await response.read(1000)
+                finally:
+                    response.release()
+                response = await pool.send("GET", server.url + "/", b"")
+                try:
+                    cut = await response.read(1000, truncate=True)
+                finally:
+                    response.release()
+                response = await pool.send("GET", server.url + "/", b"")
+                try:
+                    assert await response.read(4000) == body
+                finally:
+                    response.release()
+            finally:
+                await pool.aclose()
+            return cut, server.connections
+
+    cut, connections = run(go())
+    assert cut == body[:1000]
+    # The refused body's connection is closed; a truncated one is kept only when the whole
+    # body had already arrived (one piece), so the next request finds the stream at its start.
+    assert connections == (2 if pieces == 1 else 3)
+
+
+def test_a_failed_send_frees_its_slot() -> None:
+    async def go() -> None:
+        pool = wire.Pool(max_connections=1, connect_s=0.5)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        for _ in range(3):  # with the slot leaked, the second would wait for a PoolTimeout
+            with pytest.raises(wire.ConnectError):
+                await pool.send("GET", f"http://127.0.0.1:{port}/", b"")
+        await pool.aclose()
+
+    run(go())
+
+
+def test_request_heads_are_made_once_per_url_and_headers() -> None:
+    box: list[Server] = []
+
+    async def go() -> list[bytes]:
+        seen: list[bytes] = []
+
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while True:
+                try:
+                    seen.append(await read_request(reader))
+                except asyncio.IncompleteReadError:
+                    return
+                writer.write(answer(b"ok"))
+                await writer.drain()
+
+        async with serving(handler) as server:
+            box.append(server)
+            pool = wire.Pool()
+            try:
+                for headers in ({"a": "1"}, {"a": "1"}, {"a": "2"}):
+                    response = await pool.send("POST", server.url + "/p?q=1", b"[1]", headers)
+                    try:
+                        assert await response.read(100) == b"ok"
+                    finally:
+                        response.release()
+                assert len(pool._heads) == 2
+            finally:
+                await pool.aclose()
+        return seen
+
+    seen = run(go())
+    host = box[0].url.removeprefix("http://")
+    assert seen[0] == seen[1]
+    assert seen[0] == (
+        f"POST /p?q=1 HTTP/1.1\r\nHost: {host}\r\na: 1\r\nContent-Length: 3\r\n\r\n[1]".encode()
+    )
+    assert seen[2].replace(b"a: 2", b"a: 1") == seen[0]

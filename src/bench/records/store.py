@@ -31,16 +31,41 @@ def _pretty(model: RunConfig | RunStatus) -> bytes:
     return (json.dumps(model.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n").encode()
 
 
-def attempt_bytes(record: AttemptRecord) -> bytes:
-    """An attempt file's bytes: indented JSON from pydantic's own encoder.
+# With the exchanges left out, an attempt file ends with the trace's last field and this:
+# ``trace`` is the record's last field and ``exchanges`` the trace's (tested).
+_TAIL = "\n  }\n}"
 
-    It writes what ``json.dumps(record.model_dump(mode="json"), indent=2)`` writes but about
-    six times faster, which matters once per attempt on the run's event loop; the one
-    difference is how a few floats are spelled (``0.00002715`` for ``2.715e-05``), which
-    parse to the same numbers (docs/DECISIONS.md). Bundles never hash these bytes: they
-    re-serialise each record as canonical JSON.
+
+def exchange_lines(record: AttemptRecord) -> list[str]:
+    """Each exchange of the attempt as one line of compact JSON, in model order: what the
+    attempt file holds and what the cassette's line for it continues (``cassette_line``)."""
+    return [exchange.model_dump_json() for exchange in record.trace.exchanges]
+
+
+def cassette_line(task_id: str, repeat: int, line: str) -> str:
+    """The cassette's line for one exchange: its attempt key, then the exchange's fields."""
+    key = f'{{"task_id":{json.dumps(task_id, ensure_ascii=False)},"repeat":{int(repeat)},'
+    return key + line[1:]
+
+
+def attempt_bytes(record: AttemptRecord, lines: list[str] | None = None) -> bytes:
+    """An attempt file's bytes: indented JSON from pydantic's own encoder, each exchange on
+    a line of its own (``lines``, from ``exchange_lines``: made once, and reused for the
+    cassette).
+
+    It holds what ``json.dumps(record.model_dump(mode="json"), indent=2)`` holds but is made
+    several times faster, which matters once per attempt; the differences are how a few
+    floats are spelled (``0.00002715`` for ``2.715e-05``), which parse to the same numbers
+    (docs/DECISIONS.md), and the exchanges, one compact line each. Bundles never hash these
+    bytes: they re-serialise each record as canonical JSON.
     """
-    return (record.model_dump_json(indent=2) + "\n").encode()
+    if lines is None:
+        lines = exchange_lines(record)
+    text = record.model_dump_json(indent=2, exclude={"trace": {"exchanges"}})
+    if not text.endswith(_TAIL):  # the model's field order changed: the plain encoder
+        return (record.model_dump_json(indent=2) + "\n").encode()
+    listed = "[\n      " + ",\n      ".join(lines) + "\n    ]" if lines else "[]"
+    return (text[: -len(_TAIL)] + ',\n    "exchanges": ' + listed + _TAIL + "\n").encode()
 
 
 @dataclass(frozen=True)
@@ -62,10 +87,11 @@ class RunDir:
     def write_status(self, status: RunStatus) -> None:
         write_atomic(self.path / STATUS, _pretty(status))
 
-    def write_attempt(self, record: AttemptRecord) -> Path:
+    def write_attempt(self, record: AttemptRecord, lines: list[str] | None = None) -> Path:
+        """Write the attempt's file once (``lines``: its ``exchange_lines``, if made)."""
         target = self.path / ATTEMPTS / attempt_filename(record.task_id, record.repeat)
         try:
-            write_once(target, attempt_bytes(record))
+            write_once(target, attempt_bytes(record, lines))
         except FileExistsError:
             raise RunStoreError(
                 "attempt already recorded; a run never overwrites an attempt",
@@ -88,11 +114,13 @@ class RunDir:
         """One JSON line per exchange: its attempt key, then the exchange's fields in model
         order (pydantic's encoder: ~7x faster than sorted-key JSON of a dump, and equally
         deterministic; a cassette is matched on ``request_hash``, never on its bytes)."""
-        lines = [
-            f'{{"task_id":{json.dumps(task_id, ensure_ascii=False)},"repeat":{int(repeat)},'
-            + exchange.model_dump_json()[1:]
-            for task_id, repeat, exchange in exchanges
-        ]
+        return self.write_cassette_lines(
+            (task_id, repeat, exchange.model_dump_json()) for task_id, repeat, exchange in exchanges
+        )
+
+    def write_cassette_lines(self, exchanges: Iterable[tuple[str, int, str]]) -> Path:
+        """``write_cassette`` from each exchange's ``exchange_lines`` entry, already made."""
+        lines = [cassette_line(task_id, repeat, line) for task_id, repeat, line in exchanges]
         target = self.path / CASSETTE
         write_atomic(target, ("\n".join(lines) + "\n" if lines else "").encode())
         return target
@@ -180,4 +208,14 @@ def _mtime(path: Path) -> int:
         return 0
 
 
-__all__ = ["ATTEMPTS", "CASSETTE", "CONFIG", "STATUS", "RunDir", "RunStore", "attempt_bytes"]
+__all__ = [
+    "ATTEMPTS",
+    "CASSETTE",
+    "CONFIG",
+    "STATUS",
+    "RunDir",
+    "RunStore",
+    "attempt_bytes",
+    "cassette_line",
+    "exchange_lines",
+]

@@ -202,7 +202,7 @@ class Attempt:
                 index=len(self.trace.exchanges),
                 request_hash=request_hash,
                 request=wire,
-                response=response.model_dump(mode="json"),
+                response=response.record(),
                 latency_s=round(latency, 6),
                 usage=response.usage,
                 cost_usd=cost,

@@ -21,10 +21,9 @@ from dataclasses import dataclass
 
 from bench.core.clock import utc_now
 from bench.core.errors import HarnessFault
-from bench.core.trace import Exchange
 from bench.corpus import Corpus, CorpusLibrary
 from bench.records.run import AttemptKey, AttemptRecord, RunConfig, RunStatus
-from bench.records.store import RunDir
+from bench.records.store import RunDir, exchange_lines
 from bench.scorers import safety_violations, score_attempt
 from bench.scorers.judge.service import RunJudge
 from bench.targets.base import Target, is_agent
@@ -202,10 +201,11 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     for record in existing:
         _spend(run_meter, record)
     # The cassette is written from memory at the end: re-reading every attempt file cost ~2 s
-    # per 1,000 attempts. Only the exchanges are kept, and only when there is a cassette.
-    exchanges: list[tuple[str, int, list[Exchange]]] = []
+    # per 1,000 attempts. Only each exchange's JSON line is kept (made once, for the attempt
+    # file, on the writer thread), and only when there is a cassette.
+    exchanges: list[tuple[str, int, list[str]]] = []
     if config.record_cassette:
-        exchanges.extend((r.task_id, r.repeat, r.trace.exchanges) for r in existing)
+        exchanges.extend((r.task_id, r.repeat, exchange_lines(r)) for r in existing)
     done = len(done_keys)
     skipped: list[AttemptKey] = []
     exhausted_reason: list[str] = []
@@ -223,10 +223,12 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     def current() -> RunStatus:
         return status.model_copy(update={"attempts_done": done, "updated_at": utc_now()})
 
-    def write(record: AttemptRecord) -> None:
-        plan.run.write_attempt(record)
+    def write(record: AttemptRecord) -> list[str]:
+        lines = exchange_lines(record)
+        plan.run.write_attempt(record, lines)
         with count_lock:
             files_written[0] += 1
+        return lines
 
     async def one(task: Task, repeat: int) -> None:
         nonlocal done, status_written
@@ -245,10 +247,10 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
             _spend(run_meter, record)
         # The slot bounds what talks to the entrant, not the disk: the next attempt starts
         # while this file is written (docs/DECISIONS.md 27). Done counts written files only.
-        await loop.run_in_executor(writer, write, record)
+        lines = await loop.run_in_executor(writer, write, record)
         done += 1
         if config.record_cassette:
-            exchanges.append((record.task_id, record.repeat, record.trace.exchanges))
+            exchanges.append((record.task_id, record.repeat, lines))
         sink.attempt(record, done, total)
         if time.perf_counter() - status_written >= STATUS_EVERY_S and not status_lock.locked():
             async with status_lock:  # one status write at a time: never an older over a newer
@@ -290,10 +292,8 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     )
     if config.record_cassette:
         exchanges.sort(key=lambda entry: (entry[0], entry[1]))
-        plan.run.write_cassette(
-            (task_id, repeat, exchange)
-            for task_id, repeat, recorded in exchanges
-            for exchange in recorded
+        plan.run.write_cassette_lines(
+            (task_id, repeat, line) for task_id, repeat, lines in exchanges for line in lines
         )
     plan.run.write_status(final)
     sink.finished(final)

@@ -34,10 +34,23 @@ class ModelRequest(Strict):
 
 
 class ModelResponse(Strict):
+    """One completion. ``raw`` is what the wire carried, and it is JSON-native (what
+    ``json.loads`` returns: dicts with string keys, lists, strings, numbers, booleans, None):
+    the harness records it as it is, without another walk (``ScriptedTarget`` converts what a
+    scripted entrant returns)."""
+
     content: str = ""
     tool_calls: list[ToolCallRequest] = Field(default_factory=list)
     usage: Usage | None = Field(None, description="None when the entrant reports no tokens")
     raw: dict[str, Any] | None = None
+
+    def record(self) -> dict[str, Any]:
+        """``model_dump(mode="json")``, with ``raw`` taken as it is (it is JSON-native)
+        instead of copied value by value: the copy was most of the cost of recording an
+        exchange (docs/PERFORMANCE.md)."""
+        dumped = self.model_dump(mode="json", exclude={"raw"})
+        dumped["raw"] = self.raw
+        return dumped
 
 
 TOOL_CHOICE_NOT_ENFORCED = "tool_choice_not_enforced"

@@ -162,9 +162,17 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def loads_strict(data: str | bytes) -> Any:
-    """JSON without NaN or Infinity (a trace must stay valid JSON)."""
-    return json.loads(data, parse_constant=_reject_constant)
+    """JSON without NaN or Infinity (a trace must stay valid JSON). What ``json.loads(data,
+    parse_constant=...)`` does, with one decoder made once instead of one per call."""
+    if isinstance(data, bytes | bytearray):
+        data = data.decode(json.detect_encoding(data), "surrogatepass")
+    elif data.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", data, 0)
+    return _STRICT.decode(data)
 
 
 def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
@@ -327,11 +335,13 @@ class HttpEndpoint:
             raise ValueError("an HTTP target needs a base URL")
         self.spec = spec
         self.base_url = spec.base_url.rstrip("/")
-        self._headers = {
+        common = {
             "content-type": "application/json",
             "user-agent": f"bench-suite/{__version__}",
             **headers,
         }
+        self._plain_headers = {**common, "accept": "application/json"}
+        self._stream_headers = {**common, "accept": "text/event-stream"}
         key = spec.api_key()
         self.secrets: tuple[str, ...] = (key,) if key and len(key) >= 6 else ()
         self._rng = rng if rng is not None else random.Random(spec.retry.seed)
@@ -476,26 +486,21 @@ class HttpEndpoint:
         return EntrantError(scrub(detail, self.secrets), code=failure.code)
 
     async def _attempt(self, url: str, payload: bytes, stream: StreamFormat | None) -> Reply:
-        headers = dict(self._headers)
-        headers["accept"] = "text/event-stream" if stream is not None else "application/json"
+        headers = self._stream_headers if stream is not None else self._plain_headers
         self.requests_sent += 1
-        async with self._http().stream("POST", url, content=payload, headers=headers) as response:
-            status = response.status_code
-            recorded = {
-                name: scrub(response.headers[name], self.secrets)
-                for name in RECORDED_HEADERS
-                if name in response.headers
-            }
-            if not 200 <= status < 300:
-                body = await _read_capped(response, MAX_ERROR_BYTES, truncate=True)
-                raise AttemptFailed(
-                    classify_status(status, response.headers, scrub_bytes(body, self.secrets))
-                )
-            content_type = response.headers.get("content-type", "")
-            if stream is not None and "text/event-stream" in content_type:
-                events = await _read_events(response, stream)
-                return Reply(status, stream.assemble(events), recorded, events)
-            raw = await _read_capped(response, MAX_BODY_BYTES)
+        client = self._http()
+        if isinstance(client, wire.Pool):  # no context manager: the common path, kept short
+            sent = await client.send("POST", url, payload, headers)
+            try:
+                received = await self._receive(sent, stream)
+            finally:
+                sent.release()
+        else:
+            async with client.stream("POST", url, content=payload, headers=headers) as response:
+                received = await self._receive(response, stream)
+        if isinstance(received, Reply):
+            return received
+        status, recorded, raw = received
         try:
             data = loads_strict(raw)
         except ValueError as exc:
@@ -517,6 +522,23 @@ class HttpEndpoint:
             )
         return Reply(status, data, recorded)
 
+    async def _receive(
+        self, response: httpx.Response | wire.Response, stream: StreamFormat | None
+    ) -> Reply | tuple[int, dict[str, str], bytes]:
+        """A streamed reply whole, or a plain one's status, recorded headers and body."""
+        status = response.status_code
+        headers = response.headers
+        recorded = {
+            name: scrub(headers[name], self.secrets) for name in RECORDED_HEADERS if name in headers
+        }
+        if not 200 <= status < 300:
+            body = await _read_capped(response, MAX_ERROR_BYTES, truncate=True)
+            raise AttemptFailed(classify_status(status, headers, scrub_bytes(body, self.secrets)))
+        if stream is not None and "text/event-stream" in headers.get("content-type", ""):
+            events = await _read_events(response, stream)
+            return Reply(status, stream.assemble(events), recorded, events)
+        return status, recorded, await _read_capped(response, MAX_BODY_BYTES)
+
 
 def scrub_bytes(body: bytes, secrets: tuple[str, ...]) -> bytes:
     for secret in secrets:
@@ -527,6 +549,17 @@ def scrub_bytes(body: bytes, secrets: tuple[str, ...]) -> bytes:
 async def _read_capped(
     response: httpx.Response | wire.Response, cap: int, *, truncate: bool = False
 ) -> bytes:
+    if isinstance(response, wire.Response):
+        try:
+            return await response.read(cap, truncate=truncate)
+        except wire.BodyTooLarge:
+            raise AttemptFailed(
+                Failure(
+                    code="ENDPOINT_BAD_RESPONSE",
+                    message=f"the body is over {cap} bytes",
+                    retryable=False,
+                )
+            ) from None
     chunks: list[bytes] = []
     size = 0
     async with closing(response.aiter_bytes()) as body:

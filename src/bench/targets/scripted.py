@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import to_jsonable_python
 
 from bench.core.errors import EntrantError, InputError
 
@@ -108,16 +109,22 @@ class ScriptedTarget:
         else:
             # A thread, so that a slow synchronous agent cannot stop the attempt timeout.
             result = await asyncio.to_thread(self._responder, request)
-        if isinstance(result, ModelResponse):
-            return result
         try:
-            return ModelResponse.model_validate(result)
+            response = (
+                result
+                if isinstance(result, ModelResponse)
+                else ModelResponse.model_validate(result)
+            )
         except ValidationError as exc:
             raise EntrantError(
                 f"the scripted entrant returned something that is not a ModelResponse: "
                 f"{exc.errors(include_url=False)[0]['msg']}",
                 code="ENTRANT_BAD_RESPONSE",
             ) from None
+        if response.raw is None:
+            return response
+        # The harness records ``raw`` as it is: make it JSON-native here, once.
+        return response.model_copy(update={"raw": to_jsonable_python(response.raw)})
 
     async def aclose(self) -> None:
         return None

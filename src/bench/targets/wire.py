@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-from collections.abc import AsyncGenerator, Iterator, Mapping
+from collections.abc import AsyncGenerator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, suppress
 from urllib.parse import urlsplit
 
@@ -41,6 +41,9 @@ MAX_HEADER_BYTES = 64 * 1024
 MAX_CHUNK_LINE_BYTES = 4 * 1024
 READ_SIZE = 64 * 1024
 NEWLINES = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+MAX_HEADS = 64  # request heads kept per pool, by (method, URL, headers)
+
+_Head = tuple[str, int, bytes, bool]  # host, port, head bytes, asks to close
 
 
 class WireError(Exception):
@@ -73,6 +76,14 @@ class RemoteProtocolError(WireError): ...
 
 class _Stale(Exception):
     """A reused connection failed before any response byte."""
+
+
+class BodyTooLarge(Exception):
+    """``Response.read``: the body is over its cap (not a transport failure)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        super().__init__(f"the body is over {cap} bytes")
 
 
 class Headers(Mapping[str, str]):
@@ -221,6 +232,43 @@ class Response:
         else:
             self.keep_alive = False
         self.reusable = False
+        self._release: Callable[[Response], None] | None = None
+
+    def release(self) -> None:
+        """Give the connection back: to the pool when the body was read to the end and both
+        sides allow it, else closed. Once; later calls do nothing."""
+        release, self._release = self._release, None
+        if release is not None:
+            release(self)
+
+    async def read(self, cap: int, *, truncate: bool = False) -> bytes:
+        """The whole body. Over ``cap`` bytes: its first ``cap`` bytes when ``truncate``, else
+        ``BodyTooLarge``. A body that came whole with the head is taken without a read."""
+        length = self._length
+        if length is not None and len(self._rest) >= length:
+            data, rest = self._rest[:length], self._rest[length:]
+            self._rest = b""
+            if len(data) > cap and not truncate:
+                raise BodyTooLarge(cap)
+            self._connection.buffer = rest
+            self.complete = True
+            self.reusable = self.keep_alive
+            return data[:cap]
+        chunks: list[bytes] = []
+        size = 0
+        body = self.aiter_bytes()
+        try:
+            async for chunk in body:
+                if size + len(chunk) > cap:
+                    if not truncate:
+                        raise BodyTooLarge(cap)
+                    chunks.append(chunk[: cap - size])
+                    break
+                size += len(chunk)
+                chunks.append(chunk)
+        finally:
+            await body.aclose()
+        return b"".join(chunks)
 
     async def aiter_bytes(self) -> AsyncGenerator[bytes, None]:
         """The body's bytes, in pieces as they arrive."""
@@ -372,6 +420,7 @@ class Pool:
         self._idle: dict[tuple[str, int], list[_Connection]] = {}
         self._slots: dict[tuple[str, int], asyncio.Semaphore] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._heads: dict[tuple[str, str, tuple[tuple[str, str], ...]], _Head] = {}
         self.connections_opened = 0
 
     @asynccontextmanager
@@ -384,27 +433,24 @@ class Pool:
     ) -> AsyncGenerator[Response, None]:
         """Send one request; the response's body is read inside the block. The connection
         goes back to the pool when the body was read to the end and both sides allow it."""
-        parts = urlsplit(url)
-        if parts.scheme != "http" or not parts.hostname:
-            raise ConnectError(f"only http:// URLs are supported, not {url[:80]!r}")
-        host = parts.hostname
-        port = parts.port or 80
+        response = await self.send(method, url, content, headers)
+        try:
+            yield response
+        finally:
+            response.release()
+
+    async def send(
+        self,
+        method: str,
+        url: str,
+        content: bytes = b"",
+        headers: Mapping[str, str] | None = None,
+    ) -> Response:
+        """``stream`` without the block: the caller reads the body (``Response.read``) and
+        must call ``Response.release()`` whatever happens (the fast path of a whole body)."""
+        host, port, head, closes = self._head(method, url, headers)
         key = (host, port)
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        authority = f"[{host}]" if ":" in host else host
-        if port != 80:
-            authority = f"{authority}:{port}"
-        lines = [f"{method} {target} HTTP/1.1", f"Host: {authority}"]
-        for name, value in (headers or {}).items():
-            if "\n" in value or "\r" in value or not name or ":" in name or "\n" in name:
-                raise ValueError(f"header {name[:40]!r} has a line break or a bad name")
-            lines.append(f"{name}: {value}")
-        lines.append(f"Content-Length: {len(content)}")
-        request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + content
-        closes = any(
-            name.lower() == "connection" and "close" in value.lower()
-            for name, value in (headers or {}).items()
-        )
+        request = head + f"Content-Length: {len(content)}\r\n\r\n".encode("latin-1") + content
         loop = asyncio.get_running_loop()
         if loop is not self._loop:  # connections and slots belong to the loop that made them
             self._loop = loop
@@ -421,7 +467,6 @@ class Pool:
         else:
             await slot.acquire()
         connection: _Connection | None = None
-        response: Response | None = None
         try:
             connection, reused = self._pooled(key), True
             if connection is None:
@@ -432,14 +477,54 @@ class Pool:
                 connection.close()
                 connection = await self._connect(host, port)
                 response = await self._exchange(connection, request, method, False)
-            yield response
-        finally:
+        except BaseException:
             if connection is not None:
-                if response is not None and response.reusable and not closes:
-                    self._release(key, connection)
-                else:
-                    connection.close()
+                connection.close()
             slot.release()
+            raise
+
+        def release(done: Response) -> None:
+            if done.reusable and not closes:
+                self._release(key, done._connection)
+            else:
+                done._connection.close()
+            slot.release()
+
+        response._release = release
+        return response
+
+    def _head(
+        self, method: str, url: str, headers: Mapping[str, str] | None
+    ) -> tuple[str, int, bytes, bool]:
+        """Host, port, the request head up to its ``Content-Length`` line, and whether the
+        request asks to close; made once per (method, URL, headers) and kept."""
+        items = tuple((headers or {}).items())
+        cache_key = (method, url, items)
+        known = self._heads.get(cache_key)
+        if known is not None:
+            return known
+        parts = urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ConnectError(f"only http:// URLs are supported, not {url[:80]!r}")
+        host = parts.hostname
+        port = parts.port or 80
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        authority = f"[{host}]" if ":" in host else host
+        if port != 80:
+            authority = f"{authority}:{port}"
+        lines = [f"{method} {target} HTTP/1.1", f"Host: {authority}"]
+        for name, value in items:
+            if "\n" in value or "\r" in value or not name or ":" in name or "\n" in name:
+                raise ValueError(f"header {name[:40]!r} has a line break or a bad name")
+            lines.append(f"{name}: {value}")
+        head = ("\r\n".join(lines) + "\r\n").encode("latin-1")
+        closes = any(
+            name.lower() == "connection" and "close" in value.lower() for name, value in items
+        )
+        if len(self._heads) >= MAX_HEADS:
+            self._heads.clear()
+        known = self._heads[cache_key] = (host, port, head, closes)
+        return known
 
     def _pooled(self, key: tuple[str, int]) -> _Connection | None:
         idle = self._idle.get(key)
@@ -501,6 +586,7 @@ class Pool:
 
 
 __all__ = [
+    "BodyTooLarge",
     "ConnectError",
     "ConnectTimeout",
     "Headers",
