@@ -103,7 +103,8 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
     outcome, reason, exceeded = "scored", None, []
     token = current_attempt.set((task.id, repeat))
     try:
-        await asyncio.wait_for(attempt.run(), timeout=timeout)
+        async with asyncio.timeout(timeout):  # in this task: no task made per attempt
+            await attempt.run()
     except OverBudget as exc:
         outcome, reason, exceeded = "over_budget", exc.detail, exc.exceeded
     except TimeoutError:
