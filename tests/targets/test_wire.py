@@ -66,6 +66,15 @@ async def read_request(reader: asyncio.StreamReader) -> bytes:
     return head + await reader.readexactly(length)
 
 
+async def each_request(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
+    """Requests on one connection (by Content-Length) until the client closes it."""
+    while True:
+        try:
+            yield await read_request(reader)
+        except asyncio.IncompleteReadError:
+            return
+
+
 def answer(body: bytes, *extra: str) -> bytes:
     head = ["HTTP/1.1 200 OK", f"Content-Length: {len(body)}", *extra]
     return ("\r\n".join(head) + "\r\n\r\n").encode() + body
@@ -85,11 +94,7 @@ def run(coro: Awaitable[Any]) -> Any:
 
 def keep_alive_server(server_box: list[Server]) -> Handler:
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while True:
-            try:
-                await read_request(reader)
-            except asyncio.IncompleteReadError:
-                return
+        async for _ in each_request(reader):
             server_box[0].requests += 1
             writer.write(answer(b"ok %d" % server_box[0].requests))
             await writer.drain()
@@ -649,15 +654,11 @@ def test_the_mock_server_closes_when_asked() -> None:
         assert asyncio.run(go()) == ("close", 2)
 
 
-def pieces_server(body: bytes, pieces: int, *, keep_alive: bool = True) -> Handler:
+def pieces_server(body: bytes, pieces: int) -> Handler:
     """Answers every request with ``body``, its head and the body in ``pieces`` writes."""
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while True:
-            try:
-                await read_request(reader)
-            except asyncio.IncompleteReadError:
-                return
+        async for _ in each_request(reader):
             data = answer(body)
             if pieces == 1:
                 writer.write(data)
@@ -671,8 +672,6 @@ def pieces_server(body: bytes, pieces: int, *, keep_alive: bool = True) -> Handl
                     writer.write(body[start : start + size])
                     await writer.drain()
             await writer.drain()
-            if not keep_alive:
-                return
 
     return handler
 
@@ -763,11 +762,8 @@ def test_request_heads_are_made_once_per_url_and_headers() -> None:
         seen: list[bytes] = []
 
         async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            while True:
-                try:
-                    seen.append(await read_request(reader))
-                except asyncio.IncompleteReadError:
-                    return
+            async for request in each_request(reader):
+                seen.append(request)
                 writer.write(answer(b"ok"))
                 await writer.drain()
 
