@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from bench.core.text import display_text
+
 if TYPE_CHECKING:
     from bench.reports.summary import RunSummary
 
@@ -118,7 +120,7 @@ def from_summary(
     note = config.target.get("note")
     return EntryInput(
         entrant=config.entrant,
-        display_name=config.display_name,
+        display_name=display_text(config.display_name),
         run_id=config.run_id,
         created_at=config.created_at.isoformat(),
         cohort_key=config.cohort_key(),

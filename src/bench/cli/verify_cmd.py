@@ -54,9 +54,10 @@ from .common import CONTEXT
 @click.option(
     "--seed",
     type=int,
-    default=0,
-    show_default=True,
-    help="Seed of the replay sample (and of the --live sample).",
+    default=None,
+    help="Seed of the replay sample (and of the --live sample). Default: derived from the "
+    "--base-ref commit (else the commit that added the bundle) and the manifest's hash, so a "
+    "submitter can neither predict nor choose it; the report names what it came from.",
 )
 @click.option(
     "--live",
@@ -104,7 +105,7 @@ def verify(
     corpora: Path | None,
     repository: str,
     replay_sample: int,
-    seed: int,
+    seed: int | None,
     live: bool,
     endpoint_allowlist: Path | None,
     live_sample: int,

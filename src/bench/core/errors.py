@@ -74,7 +74,22 @@ class HarnessFault(BenchError):
     default_code = "HARNESS_FAULT"
 
 
+HARNESS_FAULT_CODES = frozenset({"HARNESS_FAULT", "WORLD_TOOL_DATA", "HARNESS_EXCEPTION"})
+"""The harness-fault list: the only codes an attempt's ``fault`` may carry. ``WORLD_TOOL_DATA``:
+a task's mock world cannot run a tool (its data or schema is broken); ``HARNESS_FAULT``: any
+other typed fault of ours; ``HARNESS_EXCEPTION``: an exception of ours that has no type of its
+own (a bug). ``bench verify`` re-drives every such attempt and must see the same code."""
+
+
+def fault_code(exc: BaseException) -> str:
+    """The harness-fault code an exception of ours is recorded under."""
+    if isinstance(exc, HarnessFault):
+        return exc.code if exc.code in HARNESS_FAULT_CODES else HarnessFault.default_code
+    return "HARNESS_EXCEPTION"
+
+
 __all__ = [
+    "HARNESS_FAULT_CODES",
     "BenchError",
     "CassetteMiss",
     "EntrantError",
@@ -82,4 +97,5 @@ __all__ = [
     "InputError",
     "RunStoreError",
     "UsageError",
+    "fault_code",
 ]

@@ -140,6 +140,11 @@ class AttemptRecord(Strict):
     passed: bool | None = None
     verdicts: list[Verdict] = Field(default_factory=list)
     reason: str | None = Field(None, description="why errored / over budget / not scorable")
+    fault: str | None = Field(
+        None,
+        description="harness faults only: the harness's own fault code, from the harness-fault "
+        "list (bench.core.errors.HARNESS_FAULT_CODES)",
+    )
     exceeded: list[str] = Field(default_factory=list, description="budgets that ran out")
     safety_violations: list[str] = Field(
         default_factory=list, description="unsafe actions or disclosures observed, in words"

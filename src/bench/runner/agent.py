@@ -84,12 +84,9 @@ class ToolSession:
         if problem is None and not isinstance(arguments, dict):
             problem = f"a JSON {type(arguments).__name__}"
         if problem is not None or not isinstance(arguments, dict):
-            error = f"the arguments are not a JSON object: {problem}"
-            self.trace.tool_calls.append(
-                ToolCall(id=call_id, name=name, arguments={}, error=error, turn=self.turn)
+            return 400, self._refuse(
+                call_id, name, f"the arguments are not a JSON object: {problem}"
             )
-            self._messages(call_id, name, {}, {"error": error})
-            return 400, {"error": error}
         self.meter.tool_calls += 1
         try:
             self.meter.check()
@@ -118,6 +115,19 @@ class ToolSession:
         payload = {"error": outcome.error} if outcome.error is not None else outcome.result
         self._messages(call_id, name, arguments, payload)
         return 200, payload
+
+    def refuse(self, name: str, error: str) -> None:
+        """Record a call whose body was refused (``error`` as ``call`` words it); the verifier
+        uses it to re-drive a recorded refusal, whose body the trace does not keep."""
+        self.calls += 1
+        self._refuse(f"call-{self.calls}", name, error)
+
+    def _refuse(self, call_id: str, name: str, error: str) -> dict[str, str]:
+        self.trace.tool_calls.append(
+            ToolCall(id=call_id, name=name, arguments={}, error=error, turn=self.turn)
+        )
+        self._messages(call_id, name, {}, {"error": error})
+        return {"error": error}
 
     def _messages(self, call_id: str, name: str, arguments: dict[str, Any], payload: Any) -> None:
         request = ToolCallRequest(id=call_id, name=name, arguments=arguments)

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from bench.core.clock import utc_now
-from bench.core.errors import HarnessFault
+from bench.core.errors import HarnessFault, fault_code
 from bench.corpus import Corpus, CorpusLibrary
 from bench.records.run import AttemptKey, AttemptRecord, RunConfig, RunStatus
 from bench.records.store import RunDir, exchange_lines
@@ -101,6 +101,7 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
     seconds_cap = budget.seconds
     timeout = min([*limits, seconds_cap] if seconds_cap is not None else limits)
     outcome, reason, exceeded = "scored", None, []
+    fault: str | None = None
     token = current_attempt.set((task.id, repeat))
     try:
         async with asyncio.timeout(timeout):  # in this task: no task made per attempt
@@ -119,9 +120,10 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
     except EntrantFault as exc:
         outcome, reason = "errored", exc.reason
     except HarnessFault as exc:
-        outcome, reason = "harness_fault", f"{exc.code}: {exc.render()}"
+        outcome, reason, fault = "harness_fault", f"{exc.code}: {exc.render()}", fault_code(exc)
     except Exception as exc:  # a bug on our side is never charged to the entrant
         outcome, reason = "harness_fault", f"{type(exc).__name__}: {exc}"
+        fault = fault_code(exc)
     finally:
         current_attempt.reset(token)
     trace = attempt.trace.build()
@@ -162,6 +164,7 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
         passed=passed,
         verdicts=verdicts,
         reason=reason,
+        fault=fault,
         exceeded=exceeded,
         safety_violations=list(unsafe),
         axes=sorted({default_axis(expectation) for expectation in task.expectations}),

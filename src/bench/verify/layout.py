@@ -13,7 +13,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.core.ids import is_valid_id
+from bench.core.ids import identifier_problem
 
 from .codes import Code
 from .failure import VerifyFailure
@@ -22,7 +22,6 @@ MAX_FILES = 16
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
 MAX_MANIFEST_BYTES = 1024 * 1024
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
 
 
 @dataclass(frozen=True)
@@ -48,9 +47,7 @@ def unsafe_reason(name: str) -> str | None:
         return "contains '..'"
     if "/" in name:
         return "is not a plain file name (bundles are flat)"
-    if not _SAFE_NAME.match(name):
-        return "has characters outside [A-Za-z0-9._-]"
-    return None
+    return identifier_problem(name, "file")
 
 
 def place(bundle: Path, results_root: Path) -> Placement:
@@ -80,12 +77,20 @@ def place(bundle: Path, results_root: Path) -> Placement:
             path=str(bundle),
         ) from None
     parts = relative.parts
-    if len(parts) != 2 or not is_valid_id(parts[0]):
+    if len(parts) != 2:
         raise VerifyFailure(
             Code.BUNDLE_PLACEMENT,
             "a bundle sits at <results>/<entrant>/<run_id>",
             path=str(bundle),
         )
+    for part, kind in ((parts[0], "entrant"), (parts[1], "run")):
+        problem = identifier_problem(part, kind)  # type: ignore[arg-type]
+        if problem is not None:
+            raise VerifyFailure(
+                Code.BUNDLE_PLACEMENT,
+                f"a bundle sits at <results>/<entrant>/<run_id>: the {kind} id {problem}",
+                path=str(bundle),
+            )
     if (root / parts[0]).is_symlink():
         raise VerifyFailure(
             Code.PATH_UNSAFE, "the entrant directory is a symlink", path=str(bundle)

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.core.errors import BenchError
-from bench.records.bundle import CONFIG
+from bench.records.bundle import CONFIG, MANIFEST
 
-from . import live_run, records, scores
+from . import live_run, records, sample, scores
 from .codes import Code, exit_code
 from .failure import VerifyFailure
 from .live_allowlist import AllowedEndpoint, load_allowlist
@@ -126,7 +126,8 @@ def _live_check(bundle: Path, entrant: str, options: VerifyOptions, live: LiveOp
     key = _key(endpoint, where, field)
     task_set = scores.pinned_tasks(options.tasks, options.corpus_root, run)
     public = {task.id for task in task_set.tasks if task.split == "public"}
-    sampled = sample_tasks(run, public, live.sample, options.seed)
+    seed, _ = sample.resolve_seed(bundle, (bundle / MANIFEST).read_bytes(), options.seed, options)
+    sampled = sample_tasks(run, public, live.sample, seed)
     if not sampled:
         raise VerifyFailure(
             Code.LIVE_RERUN_FAILED,

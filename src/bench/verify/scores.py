@@ -25,6 +25,10 @@ from .failure import VerifyFailure
 from .records import BundleRun
 
 MAX_ERROR_RATE = 0.25
+# Harness faults leave the denominator, so they are capped far lower than errors: each must be
+# reproduced from its recording (binding.py), and at most 2 % of the attempts (at least 1) may
+# be one (docs/SUBMISSIONS.md, "Harness faults").
+MAX_HARNESS_FAULT_SHARE = 0.02
 RESCORED = frozenset({"scored", "not_scorable"})
 
 
@@ -157,8 +161,31 @@ def check_error_rate(bundle: Path, run: BundleRun, limit: float = MAX_ERROR_RATE
         )
 
 
+def harness_fault_allowance(attempts: int, share: float = MAX_HARNESS_FAULT_SHARE) -> int:
+    """How many harness faults a bundle of ``attempts`` may publish: ``share`` of them,
+    rounded down, and at least one."""
+    return max(1, int(attempts * share))
+
+
+def check_harness_faults(
+    bundle: Path, run: BundleRun, share: float = MAX_HARNESS_FAULT_SHARE
+) -> None:
+    faults = sum(1 for r in run.attempts if r.outcome == "harness_fault")
+    allowed = harness_fault_allowance(len(run.attempts), share)
+    if faults > allowed:
+        raise VerifyFailure(
+            Code.HARNESS_FAULTS_HIGH,
+            f"{faults} of {len(run.attempts)} attempts are harness faults; at most {allowed} "
+            f"({share:.0%}, at least 1) may be published: re-run them",
+            path=str(bundle / ATTEMPTS),
+        )
+
+
 __all__ = [
     "MAX_ERROR_RATE",
+    "MAX_HARNESS_FAULT_SHARE",
+    "check_harness_faults",
+    "harness_fault_allowance",
     "check_error_rate",
     "check_replay",
     "check_scores",

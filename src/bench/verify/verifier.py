@@ -15,7 +15,7 @@ from bench.core.clock import utc_now
 from bench.signing import AllowedSigners, SignersError
 from bench.signing.allowed_signers import MAX_SIGNERS_BYTES, decode_signers
 
-from . import layout, manifest, records, scores
+from . import binding, display, layout, manifest, provenance, records, sample, scores
 from .codes import Code, exit_code
 from .failure import VerifyFailure
 
@@ -38,6 +38,7 @@ class BundleVerdict:
     checks: tuple[str, ...] = ()
     replayed: tuple[str, ...] = ()
     partial: bool = False
+    sample_basis: str | None = None
 
     @property
     def valid(self) -> bool:
@@ -55,9 +56,14 @@ class VerifyOptions:
     tasks: Path = Path("tasks")
     corpus_root: Path | None = None
     replay_sample: int = 3
-    seed: int = 0
+    # None: derived from the base commit (or the commit that added the bundle) and the
+    # manifest's hash, so a submitter can neither predict nor choose it (sample.py).
+    seed: int | None = None
     repository: str = DEFAULT_REPOSITORY
     max_error_rate: float = scores.MAX_ERROR_RATE
+    max_harness_fault_share: float = scores.MAX_HARNESS_FAULT_SHARE
+    # Look for duplicates of the bundle among the others under the results root (provenance).
+    check_duplicates: bool = True
     now: datetime | None = None
     # When set, keys come from ``git cat-file blob <base_ref>:submissions/allowed_signers``
     # (the base branch), run in ``git_dir`` (None: the current directory), not from the
@@ -73,6 +79,7 @@ class _Progress:
     run_id: str | None = None
     replayed: list[str] = field(default_factory=list)
     partial: bool = False
+    sample_basis: str | None = None
 
 
 def _signers_at_ref(ref: str, git_dir: Path | None) -> AllowedSigners:
@@ -134,18 +141,25 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     run = records.load_run(bundle)
     records.check_consistency(bundle, run, claimed)
     progress.partial = run.status.status == "partial"
+    display.check_display_names(bundle, run)
+    scores.check_harness_faults(bundle, run, options.max_harness_fault_share)
     done("records")
     task_set = scores.pinned_tasks(options.tasks, options.corpus_root, run)
     scores.check_tasks(bundle, task_set, run, claimed)
     done("task set")
     scores.check_scores(bundle, task_set, run)
     done("scores")
-    progress.replayed = scores.check_replay(
-        bundle, task_set, run, options.replay_sample, options.seed
-    )
+    binding.check_recording(bundle, run)
+    binding.check_binding(bundle, task_set, run)
+    done("every attempt bound to its recording")
+    seed, progress.sample_basis = sample.resolve_seed(bundle, raw, options.seed, options)
+    progress.replayed = scores.check_replay(bundle, task_set, run, options.replay_sample, seed)
     done("replay")
     scores.check_error_rate(bundle, run, options.max_error_rate)
     done("error rate")
+    if options.check_duplicates:
+        provenance.check_provenance(bundle, placement, run)
+        done("provenance")
 
 
 def verify_bundle(bundle: Path, options: VerifyOptions | None = None) -> BundleVerdict:
@@ -164,6 +178,7 @@ def verify_bundle(bundle: Path, options: VerifyOptions | None = None) -> BundleV
         "checks": tuple(progress.checks),
         "replayed": tuple(progress.replayed),
         "partial": progress.partial,
+        "sample_basis": progress.sample_basis,
     }
     if failure is None:
         return BundleVerdict(**common)  # type: ignore[arg-type]

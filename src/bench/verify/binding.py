@@ -1,0 +1,395 @@
+"""Every answer bound to its recording, for every attempt, offline.
+
+Two checks, run on every attempt of a bundle (not a sample):
+
+1. **The recording** (``check_recording``): the attempt's model calls (``trace.exchanges``) are
+   exactly the cassette's lines for that attempt, in order, and each call's ``request_hash`` is
+   the SHA-256 of its own canonical request; the cassette holds no call of no attempt
+   (``RECORDING_MISMATCH``).
+2. **The re-drive** (``check_binding``): the attempt is run again through the harness's own
+   agent loop (``bench.runner.attempt.Attempt``) in a fresh mock world of its task, with a
+   target that serves the attempt's own recorded responses strictly in order and refuses any
+   request whose hash differs from the recorded one. The re-driven trace's messages, tool
+   calls, retrieved passages, answers, exchanges, tokens and cost must equal the recorded ones,
+   and its ending must agree with the recorded outcome (``REPLAY_MISMATCH``):
+
+   * *scored* / *not scorable*: the loop ends with an answer and every recorded call used;
+   * *errored* / *over budget*: the loop ends where the recording ends (a failed call leaves
+     no exchange), or on the same budget or entrant error;
+   * *harness fault*: the loop raises the harness fault the attempt records in ``fault`` (a
+     code from ``HARNESS_FAULT_CODES``), after every recorded call; an unexplained or
+     unreproduced fault is ``HARNESS_FAULT_UNEXPLAINED``.
+
+An agent that runs its own tool loop (``kind: http-agent``) has no model calls to re-drive: its
+tool calls are the agent's own requests. For it, each turn's recorded tool calls are sent again,
+in order, to the attempt's tool session in a fresh world, and the recorded answer of the turn
+is the turn's exchange's ``answer``; the results, messages and answers must come out the same.
+
+Scores are recomputed from the (now bound) traces by ``scores.check_scores``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.core.canonical import canonical_json, sha256_hex
+from bench.core.errors import HARNESS_FAULT_CODES, EntrantError, HarnessFault, fault_code
+from bench.core.trace import Message, ToolDef, Trace
+from bench.corpus import Corpus, CorpusLibrary
+from bench.records.bundle import ATTEMPTS, CASSETTE
+from bench.records.run import AttemptRecord
+from bench.runner.agent import ToolServer, ToolSession
+from bench.runner.attempt import Attempt, EntrantFault
+from bench.runner.budget import Meter, OverBudget, effective_budget
+from bench.targets.agent import TOKEN_REDACTED, AgentReplyError, read_usage, wire_messages
+from bench.targets.base import AGENT_KINDS, AgentReply, ModelRequest, ModelResponse, TargetSpec
+from bench.tasks.load import TaskSet
+from bench.tasks.model import Task
+from bench.world import World
+
+from .codes import Code
+from .failure import VerifyFailure
+from .records import BundleRun
+
+_KEY_FIELDS = ("task_id", "repeat")
+# What the re-drive must reproduce exactly (latency is the entrant's clock, never re-derived).
+_COMPARED = ("messages", "tool_calls", "retrieved", "answers", "usage", "usage_measured")
+
+
+class _RecordingEnds(EntrantError):
+    """The re-drive asked for a call after the last recorded one (where an errored attempt's
+    failed call, which leaves no exchange, would have been)."""
+
+    default_code = "RECORDING_ENDS"
+
+
+class _Recorded:
+    """A target that serves one attempt's recorded responses, strictly in order."""
+
+    def __init__(self, spec: TargetSpec, exchanges: list[dict[str, Any]]) -> None:
+        self.spec = spec
+        self._exchanges = exchanges
+        self.used = 0
+        self.diverged: str | None = None
+        self.ended = False
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        if self.used >= len(self._exchanges):
+            self.ended = True
+            raise _RecordingEnds("the recording ends here")
+        recorded = self._exchanges[self.used]
+        if request.request_hash() != recorded["request_hash"]:
+            self.diverged = (
+                f"model call {self.used}: the harness would send another request than the one "
+                "recorded (the recorded conversation was not produced by this loop)"
+            )
+            raise _RecordingEnds("diverged")
+        self.used += 1
+        return ModelResponse.model_validate(recorded["response"])
+
+    async def aclose(self) -> None:
+        return None
+
+
+REFUSED = "the arguments are not a JSON object: "
+
+
+class _RecordedAgent:
+    """An ``http-agent`` seen through its recording. Each turn: the request the harness would
+    send must be the recorded one (the per-attempt tools URL aside); the turn's recorded tool
+    calls are sent again, in order, to the attempt's tool session (as the tool server would);
+    the reply is the turn's recorded one."""
+
+    def __init__(self, spec: TargetSpec, record: AttemptRecord, tools: _Tools) -> None:
+        self.spec = spec
+        self._exchanges = [e.model_dump(mode="json") for e in record.trace.exchanges]
+        self._calls = record.trace.tool_calls
+        self._tools = tools
+        self.used = 0
+        self.diverged: str | None = None
+        self.ended = False
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        raise AssertionError("an agent answers turns")
+
+    async def run_turn(
+        self, task_id: str, turn: int, messages: list[Message], tools: list[ToolDef], tools_url: str
+    ) -> AgentReply:
+        session = self._tools.session
+        assert session is not None
+        for call in (c for c in self._calls if c.turn == turn):
+            if call.error is not None and call.error.startswith(REFUSED) and not call.arguments:
+                session.refuse(call.name, call.error)
+            else:
+                session.call(call.name, canonical_json(call.arguments))
+            if session.failure is not None:
+                return AgentReply(answer="", request={}, response={})  # the loop raises it
+        if self.used >= len(self._exchanges):
+            self.ended = True
+            raise _RecordingEnds("the recording ends here")
+        recorded = self._exchanges[self.used]
+        expected = {
+            "task_id": task_id,
+            "turn": turn,
+            "messages": wire_messages(messages),
+            "tools": [tool.model_dump(mode="json") for tool in tools],
+        }
+        request = recorded["request"]
+        sent = {k: v for k, v in request.items() if k != "tools_url"}
+        url = request.get("tools_url")
+        if sent != expected or not isinstance(url, str) or not url.endswith(_TOKEN_TAIL):
+            self.diverged = (
+                f"turn {turn}: the harness would send the agent another request than the one "
+                "recorded"
+            )
+            raise _RecordingEnds("diverged")
+        self.used += 1
+        response = recorded["response"]
+        answer = response.get("answer")
+        if not isinstance(answer, str):  # the agent's error, recorded with its reply
+            raise AgentReplyError(
+                "the recorded reply has no string 'answer'",
+                code="AGENT_BAD_ANSWER",
+                request=request,
+                response=response,
+            )
+        usage = read_usage(response.get("usage"))
+        return AgentReply(answer=answer, usage=usage, request=request, response=response)
+
+    async def aclose(self) -> None:
+        return None
+
+
+_TOKEN_TAIL = "/attempt/" + TOKEN_REDACTED
+
+
+class _Tools(ToolServer):
+    """The run's tool server without a socket: the re-drive hands calls to the session."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.session: ToolSession | None = None
+
+    async def start(self) -> _Tools:
+        return self
+
+    def open(self, session: ToolSession) -> tuple[str, str]:
+        self.session = session
+        return "replay", "http://127.0.0.1:0/attempt/replay"
+
+    def release(self, token: str) -> None:
+        self.session = None
+
+
+def _where(record: AttemptRecord) -> str:
+    return f"{record.task_id}#{record.repeat}"
+
+
+def check_recording(bundle: Path, run: BundleRun) -> None:
+    """Each attempt's exchanges are exactly its cassette lines, in order; nothing else is."""
+    cassette_path = str(bundle / CASSETTE)
+    by_attempt: dict[tuple[Any, Any], list[dict[str, Any]]] = defaultdict(list)
+    for entry in run.cassette:
+        key = (entry.get("task_id"), entry.get("repeat"))
+        rest = {k: v for k, v in entry.items() if k not in _KEY_FIELDS}
+        by_attempt[key].append(rest)
+    for record in run.attempts:
+        where = _where(record)
+        recorded = [e.model_dump(mode="json") for e in record.trace.exchanges]
+        in_cassette = by_attempt.pop(record.key, [])
+        if len(in_cassette) != len(recorded):
+            raise VerifyFailure(
+                Code.RECORDING_MISMATCH,
+                f"the attempt made {len(recorded)} model call(s), the cassette holds "
+                f"{len(in_cassette)} for it",
+                path=cassette_path,
+                field=where,
+            )
+        for index, (mine, theirs) in enumerate(zip(recorded, in_cassette, strict=True)):
+            if mine != theirs:
+                raise VerifyFailure(
+                    Code.RECORDING_MISMATCH,
+                    f"model call {index} differs between the attempt and the cassette",
+                    path=cassette_path,
+                    field=where,
+                )
+            if sha256_hex(canonical_json(mine["request"])) != mine["request_hash"]:
+                raise VerifyFailure(
+                    Code.RECORDING_MISMATCH,
+                    f"model call {index}: request_hash is not the hash of its request",
+                    path=str(bundle / ATTEMPTS),
+                    field=where,
+                )
+    if by_attempt:
+        task_id, repeat = sorted(by_attempt, key=lambda k: json.dumps(k))[0]
+        raise VerifyFailure(
+            Code.RECORDING_MISMATCH,
+            "the cassette holds model calls of no attempt in the bundle",
+            path=cassette_path,
+            field=f"{task_id}#{repeat}",
+        )
+
+
+class _Worlds:
+    """One checked world per task, a fresh copy per attempt (as the runner does)."""
+
+    def __init__(self, corpora: CorpusLibrary) -> None:
+        self._corpora = corpora
+        self._worlds: dict[str, World] = {}
+
+    def fresh(self, task: Task) -> World:
+        world = self._worlds.get(task.id)
+        if world is None:
+            corpus: Corpus | None = self._corpora.corpus(task.corpus) if task.corpus else None
+            world = World(task, corpus)
+            self._worlds[task.id] = world
+        return world.fresh()
+
+
+@dataclass(frozen=True)
+class _Redriven:
+    ending: str  # answered | errored | over_budget | harness_fault
+    fault: str | None
+    trace: Trace
+    diverged: str | None
+    used: int
+    ended: bool
+
+
+async def _redrive(
+    record: AttemptRecord, task: Task, spec: TargetSpec, run: BundleRun, worlds: _Worlds
+) -> _Redriven:
+    """Run one attempt again from its recording alone, through the harness's own loop."""
+    budget = effective_budget(task.budget, run.config.task_budget)
+    meter = Meter(budget.model_copy(update={"seconds": None}))  # time is the entrant's clock
+    tools: _Tools | None = None
+    target: _Recorded | _RecordedAgent
+    if spec.kind in AGENT_KINDS:
+        tools = _Tools()
+        target = _RecordedAgent(spec, record, tools)
+    else:
+        target = _Recorded(spec, [e.model_dump(mode="json") for e in record.trace.exchanges])
+    attempt = Attempt(
+        task=task,
+        target=target,
+        world=worlds.fresh(task),
+        meter=meter,
+        pricing=spec.pricing,
+        tools=tools,
+    )
+    ending, fault = "answered", None
+    try:
+        await attempt.run()
+    except OverBudget:
+        ending = "over_budget"
+    except EntrantFault:
+        ending = "errored"
+    except HarnessFault as exc:
+        ending, fault = "harness_fault", fault_code(exc)
+    except Exception as exc:  # a bug of ours, reproduced from the recording
+        ending, fault = "harness_fault", fault_code(exc)
+    trace = attempt.trace.build()
+    return _Redriven(ending, fault, trace, target.diverged, target.used, target.ended)
+
+
+def _mismatch(bundle: Path, record: AttemptRecord, message: str) -> VerifyFailure:
+    return VerifyFailure(
+        Code.REPLAY_MISMATCH, message, path=str(bundle / ATTEMPTS), field=_where(record)
+    )
+
+
+def _unexplained(bundle: Path, record: AttemptRecord, message: str) -> VerifyFailure:
+    return VerifyFailure(
+        Code.HARNESS_FAULT_UNEXPLAINED, message, path=str(bundle / ATTEMPTS), field=_where(record)
+    )
+
+
+def _compare(bundle: Path, record: AttemptRecord, again: _Redriven) -> None:
+    claimed, redriven = record.trace, again.trace
+    if again.diverged is not None:
+        raise _mismatch(bundle, record, again.diverged)
+    for name in _COMPARED:
+        if getattr(claimed, name) != getattr(redriven, name):
+            raise _mismatch(
+                bundle,
+                record,
+                f"re-driving the attempt from its own recording gives other "
+                f"{name.replace('_', ' ')} than the trace records",
+            )
+    if again.used != len(claimed.exchanges):
+        raise _mismatch(
+            bundle,
+            record,
+            f"the attempt's loop ends after {again.used} of its {len(claimed.exchanges)} "
+            "recorded model calls",
+        )
+    mine = [(e.request_hash, e.request, e.response, e.usage, e.cost_usd) for e in claimed.exchanges]
+    theirs = [
+        (e.request_hash, e.request, e.response, e.usage, e.cost_usd) for e in redriven.exchanges
+    ]
+    if mine != theirs:
+        raise _mismatch(bundle, record, "the recorded model calls are not the ones re-driven")
+    if claimed.cost_usd != redriven.cost_usd:
+        raise _mismatch(bundle, record, "the trace's cost is not what its model calls cost")
+
+
+_ENDINGS: dict[str, frozenset[str]] = {
+    "scored": frozenset({"answered"}),
+    "not_scorable": frozenset({"answered"}),
+    "errored": frozenset({"errored", "over_budget"}),
+    "over_budget": frozenset({"errored", "over_budget"}),
+    "harness_fault": frozenset({"harness_fault"}),
+}
+
+
+def _check_outcome(bundle: Path, record: AttemptRecord, again: _Redriven) -> None:
+    if record.outcome == "harness_fault":
+        if record.fault not in HARNESS_FAULT_CODES:
+            raise _unexplained(
+                bundle,
+                record,
+                f"a harness fault needs the harness's own fault code (one of "
+                f"{', '.join(sorted(HARNESS_FAULT_CODES))}); it has {record.fault!r}",
+            )
+        if again.ending != "harness_fault" or again.fault != record.fault:
+            raise _unexplained(
+                bundle,
+                record,
+                f"re-driving the attempt from its recording does not reproduce the harness "
+                f"fault {record.fault} (it ends: {again.ending})",
+            )
+        return
+    if record.fault is not None:
+        raise _mismatch(bundle, record, f"a fault code on an attempt that is {record.outcome}")
+    allowed = _ENDINGS.get(record.outcome)
+    if allowed is None:
+        raise _mismatch(bundle, record, f"an attempt cannot be recorded as {record.outcome}")
+    if again.ending not in allowed:
+        raise _mismatch(
+            bundle,
+            record,
+            f"the bundle says {record.outcome}, re-driving its recording ends {again.ending}",
+        )
+
+
+async def _check_all(bundle: Path, task_set: TaskSet, run: BundleRun) -> None:
+    spec = TargetSpec.model_validate(run.config.target)
+    worlds = _Worlds(CorpusLibrary(task_set.corpus_root))
+    by_id = task_set.by_id()
+    for record in run.attempts:
+        again = await _redrive(record, by_id[record.task_id], spec, run, worlds)
+        _check_outcome(bundle, record, again)
+        _compare(bundle, record, again)
+
+
+def check_binding(bundle: Path, task_set: TaskSet, run: BundleRun) -> None:
+    """Re-drive every attempt from its recording; the first that differs fails."""
+    asyncio.run(_check_all(bundle, task_set, run))
+
+
+__all__ = ["check_binding", "check_recording"]
