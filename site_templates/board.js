@@ -112,6 +112,7 @@
       ["headline", est(r.headline)], ["pooled mean", fmt(r.pooled, 3)],
       ["pass^k", est(r.pass_hat_k)], ["flakiness", est(r.flakiness)],
       ["error rate", fmt(r.error_rate * 100, 1) + " %"],
+      ["harness faults", String(r.harness_faults) + (r.harness_faults ? " (left out of the score; each reproduced from its recording by bench verify)" : "")],
       ["cost per run", r.cost_usd === null ? "not measured" : "$" + fmt(r.cost_usd, 6) + " (run total " + r.cost_note + ")"],
       ["p95 latency", r.p95_latency_s === null ? "—" : fmt(r.p95_latency_s, 3) + " s"],
       ["frontier membership", r.frontier_probability === null ? "—" : fmt(r.frontier_probability * 100, 0) + " %" + (r.dominated_95 ? ", dominated with 95 % confidence" : "")],

@@ -157,7 +157,7 @@ def test_fixtures_are_current(tmp_path: Path) -> None:
     bundle, options = build_world(tmp_path / "world")
     verdict = verify_bundle(bundle, options)
     assert verdict.valid, f"{STALE}\n{_describe(verdict)}"
-    assert len(verdict.replayed) == 3 and verdict.checks[-1] == "provenance", STALE
+    assert len(verdict.replayed) == 3 and verdict.checks[-1] == "error rate", STALE
 
 
 def test_a_valid_bundle_replays_a_seeded_sample(tmp_path: Path) -> None:
@@ -166,7 +166,7 @@ def test_a_valid_bundle_replays_a_seeded_sample(tmp_path: Path) -> None:
     verdict = verify_bundle(bundle, sample)
     assert verdict.valid and verdict.exit_code == 0, f"{STALE}\n{_describe(verdict)}"
     assert len(verdict.replayed) == 2
-    assert verdict.checks[-1] == "provenance" and "signature" in verdict.checks
+    assert verdict.checks[-1] == "error rate" and "provenance" in verdict.checks
     assert verify_bundle(bundle, sample).replayed == verdict.replayed
 
 

@@ -56,6 +56,8 @@ class EntryInput:
     """(task id, seconds) of every counted attempt."""
     counted: int = 0
     errored: int = 0
+    harness_faults: int = 0
+    """attempts the harness broke (out of the denominator; each reproduced by verify)."""
     axes: Mapping[str, float] = field(default_factory=dict)
     safety: tuple[str, ...] = ()
     judge_excluded: tuple[str, ...] = ()
@@ -149,6 +151,7 @@ def from_summary(
         latencies=tuple((r.task_id, r.trace.latency_s) for r in counted),
         counted=len(counted),
         errored=sum(1 for r in counted if r.outcome != "scored"),
+        harness_faults=summary.harness_faults,
         axes=dict(summary.axes.axes),
         safety=tuple(f"{task} (repeat {k}): {text}" for task, k, text in summary.safety),
         judge_excluded=tuple(

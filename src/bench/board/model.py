@@ -83,6 +83,9 @@ class EntryRow(Strict):
     pass_hat_k: Estimate | None = Field(None, description="pass^k at k = repeats")
     flakiness: Estimate | None = None
     error_rate: float = Field(description="errored + over-budget attempts / counted attempts")
+    harness_faults: int = Field(
+        0, ge=0, description="attempts the harness broke: out of the denominator, each reproduced"
+    )
     cost_usd: float | None = Field(description="dollars per run (one pass); None = not measured")
     cost_note: str
     p95_latency_s: float | None

@@ -50,6 +50,7 @@ def _row(e: EntryInput, **stats: object) -> EntryRow:
             "status": e.status,
             "tasks": len(e.values),
             "error_rate": e.errored / e.counted if e.counted else 0.0,
+            "harness_faults": e.harness_faults,
             "cost_usd": sum(e.costs.values()) if e.costs is not None else None,
             "cost_note": e.cost_note,
             "p95_latency_s": _p95(e),

@@ -155,11 +155,11 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     seed, progress.sample_basis = sample.resolve_seed(bundle, raw, options.seed, options)
     progress.replayed = scores.check_replay(bundle, task_set, run, options.replay_sample, seed)
     done("replay")
-    scores.check_error_rate(bundle, run, options.max_error_rate)
-    done("error rate")
     if options.check_duplicates:
         provenance.check_provenance(bundle, placement, run)
         done("provenance")
+    scores.check_error_rate(bundle, run, options.max_error_rate)
+    done("error rate")
 
 
 def verify_bundle(bundle: Path, options: VerifyOptions | None = None) -> BundleVerdict:

@@ -1,0 +1,300 @@
+"""Every attempt bound to its recording (bench.verify.binding), for chat and http-agent
+entrants and for harness faults; the sample seed a submitter cannot choose (sample.py); and
+provenance by landing order in git (provenance.py). Each test makes real runs, real bundles
+signed with real keys, and real git repositories."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import subprocess
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import rfc8785
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from bench.runner import RunRequest, start_run
+from bench.signing import public_line, sign, signer_line
+from bench.signing.bundle import build_bundle, deterministic_gzip
+from bench.testing.agent_server import AgentServer
+from bench.verify import VerifyOptions, verify_bundle
+from bench.verify.provenance import content, overlap
+from bench.verify.sample import resolve_seed, seed_from
+
+ENTRANTS = ("mini-good", "mini-agent", "mini-crashes-on-refunds", "bob")
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> dict[str, Path]:
+    out = {}
+    lines = []
+    for name in ENTRANTS:
+        key = Ed25519PrivateKey.generate()
+        path = tmp_path / "keys" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.OpenSSH,
+                serialization.NoEncryption(),
+            )
+        )
+        out[name] = path
+        lines.append(signer_line(name, public_line(key.public_key())) + "\n")
+    signers = tmp_path / "submissions" / "allowed_signers"
+    signers.parent.mkdir(parents=True)
+    signers.write_text("".join(lines))
+    return out
+
+
+def _bundle(mini: Path, target: Path, entrant: str, keys: dict[str, Path], root: Path) -> Path:
+    run, status = start_run(
+        RunRequest(
+            tasks=mini / "tasks", target_file=target, runs_dir=root / "runs", split="public"
+        )
+    )
+    assert status.status == "complete"
+    return build_bundle(
+        run,
+        entrant=entrant,
+        key_file=keys[entrant],
+        out_root=root / "results",
+        allowed_signers=root / "submissions" / "allowed_signers",
+    )
+
+
+def _options(root: Path, mini: Path, **more: object) -> VerifyOptions:
+    return VerifyOptions(
+        results_root=root / "results",
+        allowed_signers=root / "submissions" / "allowed_signers",
+        tasks=mini / "tasks",
+        **more,  # type: ignore[arg-type]
+    )
+
+
+def _attempts(bundle: Path) -> list[dict[str, object]]:
+    raw = gzip.decompress((bundle / "attempts.jsonl.gz").read_bytes())
+    return [json.loads(line) for line in raw.splitlines() if line.strip()]
+
+
+def _resign(bundle: Path, key_file: Path, files: dict[str, bytes]) -> None:
+    manifest = json.loads((bundle / "manifest.json").read_bytes())
+    for name, data in files.items():
+        (bundle / name).write_bytes(data)
+        for entry in manifest["files"]:
+            if entry["path"] == name:
+                entry.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+    raw = rfc8785.dumps(manifest)
+    (bundle / "manifest.json").write_bytes(raw)
+    key = serialization.load_ssh_private_key(key_file.read_bytes(), password=None)
+    (bundle / "manifest.json.sig").write_text(sign(raw, key))  # type: ignore[arg-type]
+
+
+# -- http-agent entrants: re-driven through the tool session ---------------------------------
+
+
+@pytest.fixture
+def agent() -> Iterator[AgentServer]:
+    with AgentServer() as server:
+        yield server
+
+
+def _agent_target(mini: Path, url: str) -> Path:
+    path = mini / "targets" / "agent.yaml"
+    path.write_text(
+        "format_version: 1\nkind: http-agent\nentrant: mini-agent\ndisplay_name: mini agent\n"
+        f"model: example-agent\nbase_url: {url}\n"
+        "pricing: {prompt_per_mtok: 1.0, completion_per_mtok: 2.0}\n"
+    )
+    return path
+
+
+def test_an_http_agent_bundle_verifies_with_every_attempt_re_driven(
+    mini: Path, keys: dict[str, Path], agent: AgentServer, tmp_path: Path
+) -> None:
+    bundle = _bundle(mini, _agent_target(mini, agent.url), "mini-agent", keys, tmp_path)
+    verdict = verify_bundle(bundle, _options(tmp_path, mini))
+    assert verdict.valid, verdict.message
+    assert "every attempt bound to its recording" in verdict.checks
+
+
+def test_an_http_agent_tool_result_forged_is_refused(
+    mini: Path, keys: dict[str, Path], agent: AgentServer, tmp_path: Path
+) -> None:
+    bundle = _bundle(mini, _agent_target(mini, agent.url), "mini-agent", keys, tmp_path)
+    records = _attempts(bundle)
+    forged = next(r for r in records if r["trace"]["tool_calls"])  # type: ignore[index]
+    forged["trace"]["tool_calls"][0]["result"] = {"forged": True}  # type: ignore[index]
+    data = deterministic_gzip(b"".join(json.dumps(r).encode() + b"\n" for r in records))
+    _resign(bundle, keys["mini-agent"], {"attempts.jsonl.gz": data})
+    verdict = verify_bundle(bundle, _options(tmp_path, mini))
+    assert verdict.code is not None and verdict.code.value == "REPLAY_MISMATCH", verdict.message
+    assert verdict.field == f"{forged['task_id']}#{forged['repeat']}"
+
+
+# -- harness faults: carried, reproduced, capped ---------------------------------------------
+
+
+def _faulty_tasks(mini: Path) -> None:
+    """tool-0001's refund writes a value from an argument its schema never has: the world
+    cannot apply the write (WORLD_TOOL_DATA), a bug of the task, not of the entrant."""
+    path = mini / "tasks" / "mini.yaml"
+    text = path.read_text()
+    broken = text.replace("value: refunded", 'value: "{reason}"', 1)
+    assert broken != text
+    path.write_text(broken)
+
+
+def test_a_reproducible_harness_fault_is_published_with_its_code(
+    mini: Path, keys: dict[str, Path], tmp_path: Path
+) -> None:
+    _faulty_tasks(mini)
+    bundle = _bundle(mini, mini / "targets" / "good.yaml", "mini-good", keys, tmp_path)
+    faulted = [r for r in _attempts(bundle) if r["outcome"] == "harness_fault"]
+    assert [r["fault"] for r in faulted] == ["WORLD_TOOL_DATA"]
+    verdict = verify_bundle(bundle, _options(tmp_path, mini))
+    assert verdict.valid, verdict.message
+
+
+def test_a_harness_fault_with_another_code_is_unexplained(
+    mini: Path, keys: dict[str, Path], tmp_path: Path
+) -> None:
+    _faulty_tasks(mini)
+    bundle = _bundle(mini, mini / "targets" / "good.yaml", "mini-good", keys, tmp_path)
+    records = _attempts(bundle)
+    for record in records:
+        if record["outcome"] == "harness_fault":
+            record["fault"] = "HARNESS_EXCEPTION"
+    data = deterministic_gzip(b"".join(json.dumps(r).encode() + b"\n" for r in records))
+    _resign(bundle, keys["mini-good"], {"attempts.jsonl.gz": data})
+    verdict = verify_bundle(bundle, _options(tmp_path, mini))
+    assert verdict.code is not None and verdict.code.value == "HARNESS_FAULT_UNEXPLAINED"
+    assert verdict.field == "tool-0001#0"
+
+
+# -- the sample seed -----------------------------------------------------------------------
+
+
+def _git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip()
+
+
+def test_the_default_seed_comes_from_a_commit_the_submitter_does_not_control(
+    mini: Path, keys: dict[str, Path], tmp_path: Path
+) -> None:
+    bundle = _bundle(mini, mini / "targets" / "good.yaml", "mini-good", keys, tmp_path)
+    raw = (bundle / "manifest.json").read_bytes()
+    options = _options(tmp_path, mini)
+    local, basis = resolve_seed(bundle, raw, None, options)
+    assert basis.startswith("manifest only") and local == seed_from(None, raw)
+    _git(tmp_path, "init", "-q", "-b", "main")
+    _git(tmp_path, "commit", "-q", "--allow-empty", "-m", "base")
+    base = _git(tmp_path, "rev-parse", "HEAD")
+    with_base = VerifyOptions(**{**vars(options), "base_ref": base, "git_dir": tmp_path})
+    seeded, basis = resolve_seed(bundle, raw, None, with_base)
+    assert basis == f"base commit {base[:12]} + manifest" and seeded == seed_from(base, raw)
+    assert seeded != local and resolve_seed(bundle, raw, None, with_base)[0] == seeded
+    _git(tmp_path, "add", "results")
+    _git(tmp_path, "commit", "-q", "-m", "merge the bundle")
+    merge = _git(tmp_path, "rev-parse", "HEAD")
+    landed, basis = resolve_seed(bundle, raw, None, options)
+    assert basis == f"adding commit {merge[:12]} + manifest" and landed == seed_from(merge, raw)
+    assert resolve_seed(bundle, raw, 5, options) == (5, "seed 5 (given)")
+    verdict = verify_bundle(bundle, options)
+    assert verdict.valid and verdict.sample_basis == basis
+
+
+# -- provenance -----------------------------------------------------------------------------
+
+
+def _steal(bundle: Path, thief: str, run_id: str, keys: dict[str, Path]) -> Path:
+    """``bundle`` renamed to ``thief``'s entrant and ``run_id``, re-signed with its key."""
+    import shutil
+
+    copy = bundle.parent.parent / thief / run_id
+    shutil.copytree(bundle, copy)
+    config = json.loads((copy / "config.json").read_bytes())
+    config.update(entrant=thief, run_id=run_id, display_name="not a copy")
+    config["target"].update(entrant=thief, display_name="not a copy")
+    status = json.loads((copy / "status.json").read_bytes())
+    status["run_id"] = run_id
+    records = _attempts(copy)
+    for record in records:
+        record["run_id"] = run_id
+        record["trace"]["latency_s"] = 0.5  # type: ignore[index]
+    pretty = {"indent": 2, "ensure_ascii": False, "sort_keys": True}
+    files = {
+        "config.json": (json.dumps(config, **pretty) + "\n").encode(),  # type: ignore[arg-type]
+        "target.json": (json.dumps(config["target"], **pretty) + "\n").encode(),  # type: ignore[arg-type]
+        "status.json": json.dumps(status).encode(),
+        "attempts.jsonl.gz": deterministic_gzip(
+            b"".join(json.dumps(r).encode() + b"\n" for r in records)
+        ),
+    }
+    manifest = json.loads((copy / "manifest.json").read_bytes())
+    manifest.update(entrant=thief, run_id=run_id, target_dir=f"results/{thief}/{run_id}")
+    (copy / "manifest.json").write_bytes(rfc8785.dumps(manifest))
+    _resign(copy, keys[thief], files)
+    return copy
+
+
+def test_the_later_of_two_duplicates_in_git_history_is_refused(
+    mini: Path, keys: dict[str, Path], tmp_path: Path
+) -> None:
+    _git(tmp_path, "init", "-q", "-b", "main")
+    bundle = _bundle(mini, mini / "targets" / "good.yaml", "mini-good", keys, tmp_path)
+    stolen = _steal(bundle, "bob", "20200101T000000Z-000000", keys)  # an older-looking id
+    # bob's copy lands first on main: it wins, whatever its dates say; mini-good is refused.
+    _git(tmp_path, "add", str(stolen.relative_to(tmp_path)))
+    _git(tmp_path, "commit", "-q", "-m", "bob lands", "--date=2001-01-01T00:00:00")
+    _git(tmp_path, "add", str(bundle.relative_to(tmp_path)))
+    _git(tmp_path, "commit", "-q", "-m", "mini-good lands", "--date=2000-01-01T00:00:00")
+    options = _options(tmp_path, mini)
+    assert verify_bundle(stolen, options).valid
+    refused = verify_bundle(bundle, options)
+    assert refused.code is not None and refused.code.value == "DUPLICATE_BUNDLE"
+    assert "results/bob/20200101T000000Z-000000" in refused.message
+
+
+def test_an_entrants_own_runs_and_other_entrants_answers_are_not_duplicates(
+    mini: Path, keys: dict[str, Path], tmp_path: Path
+) -> None:
+    first = _bundle(mini, mini / "targets" / "good.yaml", "mini-good", keys, tmp_path)
+    again = _bundle(mini, mini / "targets" / "good.yaml", "mini-good", keys, tmp_path)
+    other = _bundle(
+        mini,
+        mini / "targets" / "crashes_on_refunds.yaml",
+        "mini-crashes-on-refunds",
+        keys,
+        tmp_path,
+    )
+    options = _options(tmp_path, mini)
+    for bundle in (first, again):
+        verdict = verify_bundle(bundle, options)
+        assert verdict.valid, (bundle, verdict.message)
+    verdict = verify_bundle(other, options)  # it errors on refunds: too often for 3 tasks
+    assert verdict.code is not None and verdict.code.value == "ERROR_RATE_HIGH"
+    assert "provenance" in verdict.checks
+
+
+def test_content_ignores_names_case_and_spacing_but_not_words() -> None:
+    calls = [("get_order", {"order_id": "1041"})]
+    one = content(["Order 1041 is refunded, as you asked today."], calls)
+    assert one is not None
+    assert content(["  ORDER 1041 is   refunded, as you asked today. "], calls) == one
+    assert content(["Order 1041 is refunded, as you asked yesterday."], calls) != one
+    assert content(["ok"], []) is None  # not distinctive
+    shared = overlap({"t": Counter({one: 2})}, {"t": Counter({one: 1})})
+    assert (shared.shared, shared.compared, shared.duplicate) == (1, 2, True)
