@@ -9,7 +9,6 @@ import gzip
 import hashlib
 import json
 import subprocess
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,9 +53,7 @@ def keys(tmp_path: Path) -> dict[str, Path]:
 
 def _bundle(mini: Path, target: Path, entrant: str, keys: dict[str, Path], root: Path) -> Path:
     run, status = start_run(
-        RunRequest(
-            tasks=mini / "tasks", target_file=target, runs_dir=root / "runs", split="public"
-        )
+        RunRequest(tasks=mini / "tasks", target_file=target, runs_dir=root / "runs", split="public")
     )
     assert status.status == "complete"
     return build_bundle(
@@ -289,12 +286,28 @@ def test_an_entrants_own_runs_and_other_entrants_answers_are_not_duplicates(
     assert "provenance" in verdict.checks
 
 
-def test_content_ignores_names_case_and_spacing_but_not_words() -> None:
+def test_content_ignores_names_case_and_spacing_and_sees_near_copies() -> None:
     calls = [("get_order", {"order_id": "1041"})]
-    one = content(["Order 1041 is refunded, as you asked today."], calls)
-    assert one is not None
-    assert content(["  ORDER 1041 is   refunded, as you asked today. "], calls) == one
-    assert content(["Order 1041 is refunded, as you asked yesterday."], calls) != one
-    assert content(["ok"], []) is None  # not distinctive
-    shared = overlap({"t": Counter({one: 2})}, {"t": Counter({one: 1})})
-    assert (shared.shared, shared.compared, shared.duplicate) == (1, 2, True)
+    handed = ["Refund order 1041.", '{"status":"delivered","total":30}']
+    text = "Order 1041 is refunded, as you asked; the money is back in five to ten days."
+    one = content([text], calls, handed)
+    assert one is not None and one.distinctive
+    assert content(["  " + text.upper().replace(" ", "   ") + " "], calls, handed) == one
+    near = content([text.replace("money", "cash") + "!"], calls, handed)
+    assert near is not None and near != one and near.near(one, own=True)  # a touched-up copy
+    other = content(["Done: your refund for 1041 went through, expect it within a week."], calls)
+    assert other is not None and not other.near(one, own=True)  # another agent's words
+    quoted = content(["Refund order 1041."], calls, handed)  # nothing of its own
+    assert quoted is not None and not quoted.distinctive
+    assert content([""], []) is None
+    found = overlap({"t": [one, one, one, one]}, {"t": [near, near]})
+    assert (found.own_shared, found.own_compared, found.duplicate) == (2, 4, True)
+    found = overlap({"t": [one, one, one, one]}, {"t": [near]})
+    assert (found.own_shared, found.own_compared, found.duplicate) == (1, 4, False)
+    assert not overlap({"t": [one]}, {"u": [one]}).duplicate  # other tasks never count
+    # everything copied, where the words are the task's own: the second rule
+    copies = {f"t{i}": [quoted] for i in range(3)}
+    found = overlap(copies, copies)
+    assert (found.own_compared, found.all_shared, found.all_compared) == (0, 3, 3)
+    assert found.duplicate
+    assert not overlap(copies, {"t0": [quoted], "t1": [other], "t2": [other]}).duplicate

@@ -51,6 +51,8 @@ def _plain(value: str, *, multiline: bool = False) -> str:
         if category in _FORBIDDEN_CATEGORIES:
             name = unicodedata.name(ch, f"U+{ord(ch):04X}")
             raise ValueError(f"contains a control or format character ({name}, {category})")
+    if unicodedata.normalize("NFC", value) != value:
+        raise ValueError("is not NFC-normalised (one name, one form)")
     if not value.strip():
         raise ValueError("is empty")
     if not multiline and value != value.strip():

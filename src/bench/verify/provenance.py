@@ -1,27 +1,41 @@
 """Provenance: a bundle that duplicates one already under ``results/`` is refused.
 
 Another entrant's published bundle, renamed, given a new run id and re-signed with the thief's
-key, passes every other check. What it cannot change without re-running is what the entrant
-*did*: so each attempt is reduced to its **content**, the answers (Unicode NFKC, case-folded,
-whitespace collapsed) and the tool calls (name and canonical arguments, in order). Names, ids,
-signatures, run ids, timings, token counts, costs and the model's name are not content.
+key, passes every other check. What a thief cannot change without re-running is what the
+entrant *did*, so each attempt is reduced to its **content**: its answers (Unicode NFKC,
+case-folded, whitespace collapsed) and its tool calls (name and canonical arguments, in
+order). Names, ids, signatures, run ids, timings, token counts, costs, the model's name and
+the order of repeats are not content.
 
-Two bundles are compared task by task, as multisets (repeats may be shuffled): the share of
-this bundle's *distinctive* attempts (content of at least ``MIN_CONTENT`` characters; a bare
-refusal or an empty answer says nothing about who made it) whose content the other bundle also
-has for the same task. At ``DUPLICATE_SHARE`` (50 %) or more, over at least ``MIN_COMPARED``
-distinctive attempt(s), the later bundle is a duplicate (docs/SUBMISSIONS.md, "Provenance"):
-independent runs of different entrants share almost no distinctive answer word for word. Only
+Two bundles are compared task by task; each attempt of the other bundle matches at most one
+of this bundle's. Two rules, either of which makes this bundle a **duplicate** (thresholds
+and why in docs/SUBMISSIONS.md, "Provenance"):
+
+1. **Own words.** An attempt's *own words* are its answers' words that appear nowhere in its
+   conversation's user, system or tool messages (what the world handed it: the question, the
+   passages). An attempt with at least ``MIN_OWN_WORDS`` (5) of them is *distinctive*. If at
+   least ``OWN_SHARE`` (50 %) of this bundle's distinctive attempts (at least ``MIN_OWN`` = 3
+   of them, on tasks both attempted) have a near copy in the other
+   (Jaccard similarity of own words and tool calls at least ``NEAR_OWN`` = 0.8), it is a copy:
+   independent agents do not phrase half their answers alike.
+2. **Everything.** If at least ``ALL_SHARE`` (90 %) of the attempts with any answer or tool
+   call (at least ``MIN_ALL`` of them) have a near copy in the other (Jaccard similarity of all
+   words and tool calls at least ``NEAR_ALL`` = 0.9), it is a copy: it does what the other did
+   everywhere, even where the words come from the task (extractive answers of a deterministic
+   agent), which independent agents do not.
+
+A copy with punctuation, a word or whitespace changed here and there is still a copy. Only
 other entrants' bundles count: an entrant's own earlier runs (a new version of the same agent)
 are not taken from anyone.
 
 **The first one in git history wins**: bundles are ordered by when they landed on the branch
 (``git log --first-parent``, where a merged pull request adds its files in the merge commit,
-whatever dates its own commits claim); a bundle not committed yet is the newest. Only the later
-of two duplicates is refused, and the refusal names the earlier one.
+whatever dates its own commits claim); a bundle not committed yet is the newest; between two
+uncommitted bundles, the earlier ``created_at``, then run id. Only the later of two duplicates
+is refused, and the refusal names the earlier one.
 
-Other bundles are read with the verifier's own bounded reader but without their models (only
-answers and tool calls are needed); one that cannot be read is skipped here (its own
+Other bundles are read without their models (only answers, tool calls and messages are
+needed), with the verifier's size cap; one that cannot be read is skipped here (its own
 verification refuses it).
 """
 
@@ -33,7 +47,8 @@ import json
 import re
 import subprocess
 import unicodedata
-from collections import Counter, defaultdict
+from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,43 +62,90 @@ from .failure import VerifyFailure
 from .layout import MAX_FILE_BYTES, Placement
 from .records import BundleRun
 
-DUPLICATE_SHARE = 0.5
-MIN_CONTENT = 40
-MIN_COMPARED = 1
+MIN_OWN_WORDS = 5
+MIN_OWN = 3
+NEAR_OWN = 0.8
+OWN_SHARE = 0.5
+NEAR_ALL = 0.9
+ALL_SHARE = 0.9
+MIN_ALL = 3
 GIT_TIMEOUT_S = 30.0
 _SPACE = re.compile(r"\s+")
-
-Contents = dict[str, Counter[str]]  # task id -> multiset of content digests
+_WORD = re.compile(r"\w+")
+_CONTEXT_ROLES = frozenset({"user", "system", "tool"})
 
 
 def _normal(text: str) -> str:
     return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
-def content(answers: list[Any], tool_calls: list[tuple[Any, Any]]) -> str | None:
-    """An attempt's content digest, or None when it is not distinctive."""
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(_normal(text)))
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    union = len(a | b)
+    return len(a & b) / union if union else 1.0
+
+
+@dataclass(frozen=True)
+class Content:
+    """What one attempt did, without names, ids, timings or the order of repeats."""
+
+    digest: str  # answers and tool calls, exactly (after normalising text)
+    words: frozenset[str]  # all answer words, and one token per tool call
+    own: frozenset[str]  # answer words not handed to it, and one token per tool call
+    own_count: int  # how many own answer words (tool calls not counted)
+
+    @property
+    def distinctive(self) -> bool:
+        return self.own_count >= MIN_OWN_WORDS
+
+    def near(self, other: Content, *, own: bool) -> bool:
+        if self.digest == other.digest:
+            return True
+        if own:
+            return _jaccard(self.own, other.own) >= NEAR_OWN
+        return _jaccard(self.words, other.words) >= NEAR_ALL
+
+
+Contents = dict[str, list[Content]]  # task id -> its attempts' contents
+
+
+def content(
+    answers: Iterable[Any], tool_calls: Iterable[tuple[Any, Any]], context: Iterable[Any] = ()
+) -> Content | None:
+    """An attempt's content (None when it has no answer text and no tool call). ``context``:
+    the texts the attempt was handed (user, system and tool messages)."""
     texts = [_normal(a) for a in answers if isinstance(a, str)]
-    calls = [[str(name), canonical_json(args).decode()] for name, args in tool_calls]
-    size = sum(len(t) for t in texts) + sum(len(c[1]) for c in calls)
-    if size < MIN_CONTENT or not any(texts):
+    calls = [f"\0call:{name}:{canonical_json(args).decode()}" for name, args in tool_calls]
+    if not any(texts) and not calls:
         return None
-    return hashlib.sha256(canonical_json({"answers": texts, "calls": calls})).hexdigest()
+    digest = hashlib.sha256(canonical_json({"answers": texts, "calls": calls})).hexdigest()
+    said = {word for text in texts for word in _WORD.findall(text)}
+    handed = {word for text in context if isinstance(text, str) for word in _words(text)}
+    own = said - handed
+    return Content(digest, frozenset(said | set(calls)), frozenset(own | set(calls)), len(own))
 
 
 def contents_of_records(records: list[AttemptRecord]) -> Contents:
-    out: Contents = defaultdict(Counter)
+    out: Contents = defaultdict(list)
     for record in records:
-        calls = [(c.name, c.arguments) for c in record.trace.tool_calls]
-        digest = content(record.trace.answers, calls)
-        if digest is not None:
-            out[record.task_id][digest] += 1
+        trace = record.trace
+        found = content(
+            trace.answers,
+            [(c.name, c.arguments) for c in trace.tool_calls],
+            [m.content for m in trace.messages if m.role in _CONTEXT_ROLES],
+        )
+        if found is not None:
+            out[record.task_id].append(found)
     return out
 
 
 def contents_of_bundle(bundle: Path) -> Contents | None:
     """The contents of another bundle's attempts, read without their models; None when the
     file cannot be read (that bundle's own verification refuses it)."""
-    out: Contents = defaultdict(Counter)
+    out: Contents = defaultdict(list)
     try:
         with gzip.open(bundle / ATTEMPTS, "rb") as handle:
             read = 0
@@ -95,10 +157,17 @@ def contents_of_bundle(bundle: Path) -> Contents | None:
                     continue
                 value = json.loads(line)
                 trace = value["trace"]
-                calls = [(c.get("name"), c.get("arguments")) for c in trace.get("tool_calls", [])]
-                digest = content(trace.get("answers", []), calls)
-                if digest is not None:
-                    out[str(value["task_id"])][digest] += 1
+                found = content(
+                    trace.get("answers", []),
+                    [(c.get("name"), c.get("arguments")) for c in trace.get("tool_calls", [])],
+                    [
+                        m.get("content")
+                        for m in trace.get("messages", [])
+                        if m.get("role") in _CONTEXT_ROLES
+                    ],
+                )
+                if found is not None:
+                    out[str(value["task_id"])].append(found)
     except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return out
@@ -106,28 +175,51 @@ def contents_of_bundle(bundle: Path) -> Contents | None:
 
 @dataclass(frozen=True)
 class Overlap:
-    shared: int
-    compared: int
+    """How much of one bundle another one has: by own words, and over everything."""
 
-    @property
-    def share(self) -> float:
-        return self.shared / self.compared if self.compared else 0.0
+    own_shared: int
+    own_compared: int
+    all_shared: int
+    all_compared: int
 
     @property
     def duplicate(self) -> bool:
-        return self.compared >= MIN_COMPARED and self.share >= DUPLICATE_SHARE
+        by_own = self.own_compared >= MIN_OWN and self.own_shared >= OWN_SHARE * self.own_compared
+        by_all = self.all_compared >= MIN_ALL and self.all_shared >= ALL_SHARE * self.all_compared
+        return by_own or by_all
+
+    def describe(self) -> str:
+        return (
+            f"{self.own_shared} of its {self.own_compared} attempts in its own words and "
+            f"{self.all_shared} of its {self.all_compared} attempts in all are (nearly) word "
+            "for word"
+        )
+
+
+def _matched(mine: list[Content], theirs: list[Content], *, own: bool) -> int:
+    free = list(theirs)
+    shared = 0
+    for attempt in mine:
+        index = next((i for i, c in enumerate(free) if attempt.near(c, own=own)), None)
+        if index is not None:
+            shared += 1
+            free.pop(index)
+    return shared
 
 
 def overlap(mine: Contents, theirs: Contents) -> Overlap:
-    """How many of ``mine``'s distinctive attempts ``theirs`` also has, on shared tasks."""
-    shared = compared = 0
-    for task_id, counts in mine.items():
+    """Both rules' counts for ``mine`` against ``theirs``, on the tasks both attempted."""
+    own_shared = own_compared = all_shared = all_compared = 0
+    for task_id, attempts in mine.items():
         other = theirs.get(task_id)
-        if other is None:
+        if not other:
             continue
-        compared += sum(counts.values())
-        shared += sum((counts & other).values())
-    return Overlap(shared, compared)
+        distinctive = [a for a in attempts if a.distinctive]
+        own_compared += len(distinctive)
+        own_shared += _matched(distinctive, [c for c in other if c.distinctive], own=True)
+        all_compared += len(attempts)
+        all_shared += _matched(attempts, other, own=False)
+    return Overlap(own_shared, own_compared, all_shared, all_compared)
 
 
 def _git(args: list[str], cwd: Path) -> str | None:
@@ -169,7 +261,7 @@ def _earlier(a: Path, b: Path, rank: dict[Path, int], created: dict[Path, str]) 
             return True
         return ka < kb
     # Neither committed (or both in one commit): the earlier created time, then the path.
-    return (created.get(a, ""), str(a)) < (created.get(b, ""), str(b))
+    return (created.get(a, ""), a.name, str(a)) < (created.get(b, ""), b.name, str(b))
 
 
 def _created(bundle: Path) -> str:
@@ -184,7 +276,7 @@ def check_provenance(bundle: Path, placement: Placement, run: BundleRun) -> None
     """Refuse ``bundle`` when an earlier bundle under the results root has the same (or
     nearly the same) attempts."""
     mine = contents_of_records(run.attempts)
-    if sum(sum(c.values()) for c in mine.values()) < MIN_COMPARED:
+    if not mine:
         return
     here = bundle.resolve()
     others = [
@@ -214,17 +306,20 @@ def check_provenance(bundle: Path, placement: Placement, run: BundleRun) -> None
             name = f"{other.parent.name}/{other.name}"
             raise VerifyFailure(
                 Code.DUPLICATE_BUNDLE,
-                f"{found.shared} of its {found.compared} distinctive attempts are word for word "
-                f"those of results/{name}, which came first (at most "
-                f"{DUPLICATE_SHARE:.0%} may be shared)",
+                f"{found.describe()} those of results/{name}, which came first "
+                "(docs/SUBMISSIONS.md, Provenance)",
                 path=str(bundle / ATTEMPTS),
             )
 
 
 __all__ = [
-    "DUPLICATE_SHARE",
-    "MIN_COMPARED",
-    "MIN_CONTENT",
+    "ALL_SHARE",
+    "MIN_OWN",
+    "MIN_OWN_WORDS",
+    "NEAR_ALL",
+    "NEAR_OWN",
+    "OWN_SHARE",
+    "Content",
     "Overlap",
     "check_provenance",
     "content",

@@ -21,10 +21,20 @@ from .verifier import BundleVerdict
 _MAX = 300
 
 
+def _lone(ch: str) -> bool:
+    """A lone surrogate (a file name's undecodable byte): it cannot be printed as UTF-8."""
+    return "\ud800" <= ch <= "\udfff"
+
+
 def _plain(text: str) -> str:
     """One line, no control or bidi/format characters, bounded length."""
     kept = "".join(
-        " " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in text
+        " "
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
+        else "\ufffd"
+        if _lone(ch)
+        else ch
+        for ch in text
     )
     return kept[:_MAX] + ("…" if len(kept) > _MAX else "")
 
@@ -123,6 +133,7 @@ def as_dict(verdict: BundleVerdict | LiveVerdict) -> dict[str, Any]:
         "checks": list(verdict.checks),
         "replayed": list(verdict.replayed),
         "partial": verdict.partial,
+        "sample_basis": verdict.sample_basis,
         "exit_code": verdict.exit_code,
     }
 
@@ -140,6 +151,7 @@ def render_text(verdict: BundleVerdict | LiveVerdict) -> str:
         return (
             f"valid{extra}: {_plain(verdict.bundle)} — {', '.join(verdict.checks)}; "
             f"replayed {len(verdict.replayed)} attempt(s)"
+            + (f" (sample from {verdict.sample_basis})" if verdict.sample_basis else "")
         )
     where = ": ".join(_plain(p) for p in (verdict.path, verdict.field) if p)
     code = verdict.code.value if verdict.code else ""
@@ -165,6 +177,8 @@ def render_markdown(verdict: BundleVerdict | LiveVerdict) -> str:
         ]
     else:
         rows.append(("replayed", str(len(verdict.replayed))))
+        if verdict.sample_basis:
+            rows.append(("sample from", md_code(verdict.sample_basis)))
     if check is not None:
         rows += _live_rows(check)
     passed = ", ".join(verdict.checks) or "none"

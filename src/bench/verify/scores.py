@@ -10,15 +10,18 @@ import tempfile
 from pathlib import Path
 
 from bench.core.errors import BenchError
+from bench.core.score import Verdict
 from bench.corpus import CorpusLibrary
 from bench.records.bundle import ATTEMPTS, CASSETTE, BundleManifest
 from bench.records.run import AttemptRecord
 from bench.records.store import RunDir
 from bench.runner.engine import RunPlan, perform_attempt
-from bench.scorers import score_attempt
+from bench.scorers import safety_violations, score_attempt
 from bench.targets.base import AGENT_KINDS, TargetSpec
 from bench.targets.cassette import CassetteTarget
+from bench.tasks.expectations import default_axis
 from bench.tasks.load import TaskSet, load_task_set
+from bench.tasks.model import Task
 
 from .codes import Code
 from .failure import VerifyFailure
@@ -68,33 +71,60 @@ def check_tasks(bundle: Path, task_set: TaskSet, run: BundleRun, manifest: Bundl
             )
 
 
-def _expected(
-    task_set: TaskSet, record: AttemptRecord, corpora: CorpusLibrary
-) -> tuple[str, float | None, bool | None]:
+Published = tuple[str, float | None, bool | None]
+Shown = tuple[list[Verdict], list[str], list[str]]
+
+
+def _expected(task: Task, record: AttemptRecord, corpora: CorpusLibrary) -> tuple[Published, Shown]:
+    """What the trace earns: (outcome, value, passed), and what the board shows beside it
+    (verdicts, safety violations, axes), computed as the runner computes them."""
+    axes = sorted({default_axis(expectation) for expectation in task.expectations})
     if record.outcome in RESCORED:
-        task = task_set.by_id()[record.task_id]
         corpus = corpora.corpus(task.corpus) if task.corpus else None
         known = corpus.passage_ids if corpus is not None else frozenset()
         scored = score_attempt(task, record.trace, known)
         outcome = "scored" if scored.value is not None else "not_scorable"
-        return outcome, scored.value, scored.passed if scored.value is not None else None
+        published = (outcome, scored.value, scored.passed if scored.value is not None else None)
+        return published, (list(scored.verdicts), list(scored.safety_violations), axes)
     if record.outcome in ("errored", "over_budget"):
-        return record.outcome, 0.0, False
-    return record.outcome, None, None
+        unsafe = list(safety_violations(task, record.trace, ()))
+        return (record.outcome, 0.0, False), ([], unsafe, axes)
+    return (record.outcome, None, None), ([], [], axes)
 
 
 def check_scores(bundle: Path, task_set: TaskSet, run: BundleRun) -> None:
+    """Every claimed outcome, value and pass, and every verdict sentence, safety violation and
+    axis the board shows, is what the attempt's trace earns today. (Judged checks cannot be
+    re-decided offline: with a judge, only the outcome, value and pass are compared.)"""
     corpora = CorpusLibrary(task_set.corpus_root)
+    by_id = task_set.by_id()
+    judged = run.config.judge is not None
     for record in run.attempts:
-        expected = _expected(task_set, record, corpora)
+        where = f"{record.task_id}#{record.repeat}"
+        expected, shown = _expected(by_id[record.task_id], record, corpora)
         claimed = (record.outcome, record.value, record.passed)
         if claimed != expected:
             raise VerifyFailure(
                 Code.SCORE_MISMATCH,
                 f"claims {claimed}, the trace scores {expected}",
                 path=str(bundle / ATTEMPTS),
-                field=f"{record.task_id}#{record.repeat}",
+                field=where,
             )
+        if judged:
+            continue
+        verdicts, unsafe, axes = shown
+        for name, mine, theirs in (
+            ("verdicts", record.verdicts, verdicts),
+            ("safety_violations", record.safety_violations, unsafe),
+            ("axes", record.axes, axes),
+        ):
+            if mine != theirs:
+                raise VerifyFailure(
+                    Code.SCORE_MISMATCH,
+                    f"its {name.replace('_', ' ')} are not the ones its trace earns",
+                    path=str(bundle / ATTEMPTS),
+                    field=f"{where}.{name}",
+                )
 
 
 def _replay_target(run: BundleRun) -> TargetSpec:
