@@ -60,7 +60,11 @@ STAGES: list[tuple[str, str]] = [
     ("bench.verify.scores", "pinned_tasks"),
     ("bench.verify.scores", "check_tasks"),
     ("bench.verify.scores", "check_scores"),
+    ("bench.verify.binding", "check_recording"),
+    ("bench.verify.binding", "check_binding"),
+    ("bench.verify.sample", "resolve_seed"),
     ("bench.verify.scores", "check_replay"),
+    ("bench.verify.provenance", "check_provenance"),
     ("bench.verify.scores", "check_error_rate"),
 ]
 
