@@ -15,6 +15,12 @@ from .models import FORMAT_VERSION, Strict
 
 Role = Literal["system", "user", "assistant", "tool"]
 
+# Bounds no real attempt reaches, so that sums over a whole board stay finite numbers (a page
+# whose JSON holds Infinity does not load).
+MAX_TOKENS = 10**12
+MAX_SECONDS = 10.0**6
+MAX_DOLLARS = 10.0**6
+
 
 class ToolCallRequest(Strict):
     """A tool call as the model asked for it."""
@@ -56,9 +62,11 @@ class ToolCall(Strict):
 
 
 class Usage(Strict):
-    prompt_tokens: int = Field(0, ge=0)
-    completion_tokens: int = Field(0, ge=0)
-    cached_tokens: int = Field(0, ge=0, description="part of prompt_tokens served from cache")
+    prompt_tokens: int = Field(0, ge=0, le=MAX_TOKENS)
+    completion_tokens: int = Field(0, ge=0, le=MAX_TOKENS)
+    cached_tokens: int = Field(
+        0, ge=0, le=MAX_TOKENS, description="part of prompt_tokens served from cache"
+    )
 
     @model_validator(mode="after")
     def _clamp_cached(self) -> Usage:
@@ -86,9 +94,9 @@ class Exchange(Strict):
     request_hash: str
     request: dict[str, Any]
     response: dict[str, Any]
-    latency_s: float = Field(ge=0)
+    latency_s: float = Field(ge=0, le=MAX_SECONDS)
     usage: Usage | None = None
-    cost_usd: float | None = Field(None, ge=0)
+    cost_usd: float | None = Field(None, ge=0, le=MAX_DOLLARS)
 
 
 class Trace(Strict):
@@ -101,8 +109,10 @@ class Trace(Strict):
     answers: list[str] = Field(default_factory=list, description="final answer per user turn")
     usage: Usage = Field(default_factory=Usage)
     usage_measured: bool = Field(False, description="false when the entrant reported no tokens")
-    latency_s: float = Field(0.0, ge=0)
-    cost_usd: float | None = Field(None, ge=0, description="None means not measured, never $0")
+    latency_s: float = Field(0.0, ge=0, le=MAX_SECONDS)
+    cost_usd: float | None = Field(
+        None, ge=0, le=MAX_DOLLARS, description="None means not measured, never $0"
+    )
     exchanges: list[Exchange] = Field(default_factory=list)
 
     @property
