@@ -11,9 +11,9 @@ import contextlib
 import gzip
 import json
 import os
-import re
 import shutil
 import tempfile
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,14 @@ from bench.core.atomic import write_once
 from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.clock import iso_z, utc_now
 from bench.core.errors import InputError, RunStoreError
+from bench.core.secrets import (
+    MIN_SECRET_CHARS,
+    Finding,
+    PortablePaths,
+    attempt_findings,
+    config_findings,
+    status_findings,
+)
 from bench.records.bundle import (
     ATTEMPTS,
     CASSETTE,
@@ -37,7 +45,7 @@ from bench.records.bundle import (
     ManifestFile,
     target_dir,
 )
-from bench.records.run import RunConfig
+from bench.records.run import AttemptRecord, RunConfig
 from bench.records.store import RunDir
 
 from .allowed_signers import AllowedSigners
@@ -46,24 +54,34 @@ from .keys import load_private_key, public_blob
 from .sshsig import sign
 
 DEFAULT_REPOSITORY = "bench-suite"
-_SECRET = re.compile(r"(api_?key|token|secret|password|passwd|authorization|cookie)", re.I)
 
 
-def scrub_target(target: dict[str, Any]) -> dict[str, Any]:
-    """The target without secrets: secret-looking fields dropped (``api_key_env`` names a
-    variable and stays), URLs cut to ``scheme://host[:port]``."""
-    clean: dict[str, Any] = {}
-    for name, value in target.items():
-        if _SECRET.search(name) and name != "api_key_env":
-            continue
-        if isinstance(value, dict):
-            value = scrub_target(value)
-        elif isinstance(value, str) and "://" in value:
-            parts = urlsplit(value)
-            value = f"{parts.scheme}://{parts.hostname or ''}" + (
-                f":{parts.port}" if parts.port else ""
-            )
-        clean[name] = value
+def scrub_target(target: dict[str, Any], paths: PortablePaths | None = None) -> dict[str, Any]:
+    """The recorded target as a bundle publishes it: the base URL cut to
+    ``scheme://host[:port]`` (``TargetSpec.recorded`` already does; a run of an older version
+    may not have), the scripted callable's and the cassette's paths made portable.
+
+    Nothing a request carries is changed — ``model``, ``params``, ``system_prompt`` — and no
+    field is dropped: the verifier replays the cassette with this target, and a request whose
+    parameters differ (a ``max_tokens`` removed because it says "token") misses it. A target
+    that carries a secret is refused instead (``payload``)."""
+    clean = dict(target)
+    url = clean.get("base_url")
+    if isinstance(url, str) and "://" in url:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:  # IPv6 literal
+            host = f"[{host}]"
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        clean["base_url"] = f"{parts.scheme}://{host}" + (f":{port}" if port else "")
+    if paths is not None:
+        if isinstance(clean.get("callable"), str):
+            clean["callable"] = paths.callable(clean["callable"])
+        if isinstance(clean.get("cassette"), str):
+            clean["cassette"] = paths.path(clean["cassette"])
     return clean
 
 
@@ -76,22 +94,151 @@ def deterministic_gzip(data: bytes) -> bytes:
     return gzip.compress(data, compresslevel=9, mtime=0)
 
 
-def payload(run: RunDir, config: RunConfig) -> dict[str, bytes]:
-    """Every bundle file but the manifest and its signature."""
-    records = sorted(run.attempts(), key=lambda r: (r.task_id, r.repeat))
-    lines = b"".join(canonical_json(r.model_dump(mode="json")) + b"\n" for r in records)
+def _portable_json(value: Any, paths: PortablePaths, keep: frozenset[str] = frozenset()) -> Any:
+    """Every string of a JSON value with its local paths rewritten (keys named in ``keep``
+    and their values left alone)."""
+    if isinstance(value, str):
+        return paths.text(value)
+    if isinstance(value, dict):
+        return {k: v if k in keep else _portable_json(v, paths, keep) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_portable_json(item, paths, keep) for item in value]
+    return value
+
+
+def portable_config(config: RunConfig, paths: PortablePaths) -> dict[str, Any]:
+    """The config a bundle publishes (JSON form): the task set's and the target file's paths
+    relative (or their last name), the target as ``scrub_target`` leaves it, the judge's note
+    without local paths. Nothing the fingerprint, a request or the verifier reads changes."""
+    data = config.model_dump(mode="json")
+    data["task_set"]["path"] = paths.path(data["task_set"]["path"])
+    data["target_file"] = paths.path(data["target_file"])
+    data["target"] = scrub_target(data["target"], paths)
+    if data.get("judge") is not None:
+        data["judge"] = _portable_json(data["judge"], paths, frozenset({"fingerprint"}))
+    return data
+
+
+def portable_record(record: AttemptRecord, paths: PortablePaths) -> AttemptRecord:
+    """An attempt with local paths rewritten in what the harness wrote of it (``reason``).
+    The trace, the verdict sentences and the safety notes are never touched: the verifier
+    re-drives the trace and recomputes the others from it."""
+    if record.reason:
+        reason = paths.text(record.reason)
+        if reason != record.reason:
+            return record.model_copy(update={"reason": reason})
+    return record
+
+
+def _refuse(finding: Finding, path: Path) -> InputError:
+    if finding.kind == "secret":
+        return InputError(
+            f"{finding.problem}: a bundle must not publish it, and bench bundle does not rewrite "
+            "what the cassette replays; keep keys in an environment variable named by "
+            "api_key_env, run again and bundle that run",
+            code="TARGET_SECRET",
+            path=path,
+            field=finding.field,
+        )
+    return InputError(
+        f"{finding.problem}: a bundle must not publish a local path, and this field cannot be "
+        "rewritten (requests or the config fingerprint carry it); e.g. serve a local model "
+        "under a name (vLLM --served-model-name) and run again",
+        code="BUNDLE_LOCAL_PATH",
+        path=path,
+        field=finding.field,
+    )
+
+
+def _key_values(config: RunConfig, environ: Mapping[str, str]) -> list[tuple[str, str]]:
+    """``(variable, value)`` of the key variables the run's target names that are set here."""
+    names: list[str] = []
+    named = config.target.get("api_key_env")
+    if isinstance(named, str) and named:
+        names.append(named)
+    provider = config.target.get("provider")
+    if isinstance(provider, str) and provider:
+        names.append(f"BENCH_{provider.upper()}_API_KEY")
+    found = []
+    for name in names:
+        value = (environ.get(name) or "").strip()
+        if len(value) >= MIN_SECRET_CHARS:
+            found.append((name, value))
+    return found
+
+
+def _refuse_key_values(
+    run: RunDir, config: RunConfig, plain: dict[str, bytes], environ: Mapping[str, str]
+) -> None:
+    """Refuse when the value of a key variable the target names (set in this environment)
+    is anywhere in the bundle's bytes: the cheapest proof that no key is published."""
+    where = {
+        ATTEMPTS: run.path / "attempts",
+        CASSETTE: run.path / "cassette.jsonl",
+        CONFIG: run.path / "config.json",
+        STATUS: run.path / "status.json",
+        TARGET: run.path / "config.json",
+    }
+    for variable, value in _key_values(config, environ):
+        needles = {value.encode(), json.dumps(value)[1:-1].encode()}
+        for name, data in plain.items():
+            if any(needle in data for needle in needles):
+                raise InputError(
+                    f"holds the value of {variable} (the target's API key): a bundle must not "
+                    "publish it; run again with the key only in that variable",
+                    code="TARGET_SECRET",
+                    path=where[name],
+                )
+
+
+def payload(
+    run: RunDir,
+    config: RunConfig,
+    *,
+    paths: PortablePaths | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, bytes]:
+    """Every bundle file but the manifest and its signature.
+
+    Refused (``TARGET_SECRET``) when the run's target carries a secret by the rule of
+    ``bench.core.secrets`` (a run of this version never does: ``bench run`` refuses it), or
+    when the value of a key variable the target names, as set in ``environ`` (default: this
+    process's), is in any file. Local paths the harness wrote (the task set, the target file,
+    attempt reasons …) are rewritten by ``paths`` (default: relative to the working
+    directory, ``~`` for the home directory); one left where it cannot be rewritten is
+    refused (``BUNDLE_LOCAL_PATH``). ``bench verify`` checks the same (``check_privacy``)."""
+    paths = paths if paths is not None else PortablePaths.here()
+    environ = os.environ if environ is None else environ
+    config_path = run.path / "config.json"
+    original = config.model_dump(mode="json")
+    for finding in config_findings(original):
+        if finding.kind == "secret":
+            raise _refuse(finding, config_path)
     cassette = run.path / "cassette.jsonl"
     if not cassette.is_file():
         raise RunStoreError("the run has no cassette", code="RUN_CORRUPT", path=cassette)
-    target = scrub_target(config.target)
-    scrubbed = config.model_copy(update={"target": target})
-    return {
-        ATTEMPTS: deterministic_gzip(lines),
+    records = [
+        portable_record(record, paths)
+        for record in sorted(run.attempts(), key=lambda r: (r.task_id, r.repeat))
+    ]
+    published = portable_config(config, paths)
+    status = _portable_json(run.status().model_dump(mode="json"), paths)
+    for finding in (*config_findings(published), *paths.leftovers(published)):
+        raise _refuse(finding, config_path)
+    for finding in status_findings(status):
+        raise _refuse(finding, run.path / "status.json")
+    for finding in attempt_findings(records):
+        raise _refuse(finding, run.path / "attempts")
+    lines = b"".join(canonical_json(r.model_dump(mode="json")) + b"\n" for r in records)
+    plain = {
+        ATTEMPTS: lines,
         CASSETTE: cassette.read_bytes(),
-        CONFIG: _pretty(scrubbed.model_dump(mode="json")),
-        STATUS: _pretty(run.status().model_dump(mode="json")),
-        TARGET: _pretty(target),
+        CONFIG: _pretty(published),
+        STATUS: _pretty(status),
+        TARGET: _pretty(published["target"]),
     }
+    _refuse_key_values(run, config, plain, environ)
+    return {**plain, ATTEMPTS: deterministic_gzip(lines)}
 
 
 def make_manifest(
@@ -202,5 +349,7 @@ __all__ = [
     "make_manifest",
     "manifest_bytes",
     "payload",
+    "portable_config",
+    "portable_record",
     "scrub_target",
 ]

@@ -10,7 +10,9 @@ the target file. A variable the calling process set is never overridden by a sta
   ``--api-key-env`` override wins over both.
 
 The key is attached to the spec as a private attribute (``TargetSpec.api_key()``), so it is in
-no dump, record or repr.
+no dump, record or repr. ``check_target_secrets`` refuses a target whose settings carry a
+secret anyway (``TARGET_SECRET``): every request records its ``params``, so a secret there
+would be in the run, its cassette and every bundle made of it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from bench.core.errors import InputError
+from bench.core.secrets import find_value, target_findings
 from bench.core.validation import describe
 
 from .base import HTTP_KINDS, TargetSpec
@@ -81,6 +84,36 @@ def check_base_url(url: str, source: Path | str | None) -> None:
             code="TARGET_INVALID",
             path=source,
             field="base_url",
+        )
+
+
+def check_target_secrets(spec: TargetSpec, source: Path | str | None) -> None:
+    """Refuse (``TARGET_SECRET``, naming the file and the field, never the value) a target whose
+    settings carry a secret: the key itself (the value of the variable ``api_key_env`` names,
+    or ``BENCH_<PROVIDER>_API_KEY``) anywhere in the spec — ``params``, ``system_prompt``,
+    ``base_url``, ``model`` …; a ``params`` entry named like a credential (``api_key``,
+    ``token``, ``authorization`` …; not ``max_tokens``); or a value shaped like a known key
+    (``sk-…``, ``Bearer …``, ``ghp_…``, ``AKIA…``) in ``params`` or the system prompt. The
+    rule is ``bench.core.secrets``; ``bench bundle`` and ``bench verify`` apply the same."""
+    data = spec.model_dump(mode="json")
+    data.pop("api_key_env", None)  # a variable's name, not its value
+    held = find_value(data, spec.api_key())
+    if held is not None:
+        raise InputError(
+            "holds the API key itself (the value of the key's environment variable): a target "
+            "never carries its key, it names the variable with api_key_env",
+            code="TARGET_SECRET",
+            path=source,
+            field=held,
+        )
+    for finding in target_findings(data, ""):
+        raise InputError(
+            f"{finding.problem}: every request records the target's params and system prompt, "
+            "so a secret there would be published; put keys in an environment variable and "
+            "name it with api_key_env",
+            code="TARGET_SECRET",
+            path=source,
+            field=finding.field,
         )
 
 
@@ -163,4 +196,10 @@ def resolve_spec(
     return resolved.with_api_key(key)
 
 
-__all__ = ["OVERRIDABLE", "check_base_url", "read_dotenv", "resolve_spec"]
+__all__ = [
+    "OVERRIDABLE",
+    "check_base_url",
+    "check_target_secrets",
+    "read_dotenv",
+    "resolve_spec",
+]

@@ -17,7 +17,13 @@ from .agent import HttpAgentTarget
 from .anthropic import AnthropicTarget
 from .base import AGENT_KINDS, HTTP_KINDS, Target, TargetSpec
 from .cassette import CassetteTarget, read_cassette
-from .config import HEADER_SAFE, check_base_url, read_dotenv, resolve_spec
+from .config import (
+    HEADER_SAFE,
+    check_base_url,
+    check_target_secrets,
+    read_dotenv,
+    resolve_spec,
+)
 from .openai import OpenAITarget
 from .scripted import ScriptedTarget, resolve_callable
 
@@ -81,11 +87,15 @@ def build_target(
 
     HTTP kinds (``openai``, ``anthropic``) are first resolved against ``overrides`` (command
     line), ``env`` (default: the process environment) and the ``dotenv`` file (read only when
-    given); see ``resolve_spec``. ``rng`` seeds the retry jitter (tests)."""
+    given); see ``resolve_spec``. ``rng`` seeds the retry jitter (tests).
+
+    A target whose settings carry a secret is refused (``TARGET_SECRET``,
+    ``check_target_secrets``) once its key is resolved, before anything is built."""
     if spec.kind in HTTP_KINDS:
         return _http_target(spec, source, env, dotenv, overrides, rng)
     if spec.kind in AGENT_KINDS:
         return _agent_target(spec, source, env, dotenv, overrides, rng)
+    check_target_secrets(spec, source)
     if spec.kind == "scripted":
         if not spec.callable:
             raise InputError(
@@ -124,6 +134,7 @@ def _http_target(
             field="base_url",
         )
     check_base_url(resolved.base_url, source)
+    check_target_secrets(resolved, source)
     if resolved.kind == "openai":
         return OpenAITarget(resolved, rng=rng)
     return AnthropicTarget(resolved, rng=rng)
@@ -188,7 +199,9 @@ def _agent_target(
                 path=source,
                 field="api_key_env",
             )
-    return HttpAgentTarget(spec.with_api_key(key), rng=rng)
+    keyed = spec.with_api_key(key)
+    check_target_secrets(keyed, source)
+    return HttpAgentTarget(keyed, rng=rng)
 
 
 def load_target(

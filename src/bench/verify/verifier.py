@@ -15,7 +15,17 @@ from bench.core.clock import utc_now
 from bench.signing import AllowedSigners, SignersError
 from bench.signing.allowed_signers import MAX_SIGNERS_BYTES, decode_signers
 
-from . import binding, display, layout, manifest, provenance, records, sample, scores
+from . import (
+    binding,
+    display,
+    layout,
+    manifest,
+    privacy,
+    provenance,
+    records,
+    sample,
+    scores,
+)
 from .codes import Code, exit_code
 from .failure import VerifyFailure
 
@@ -142,6 +152,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     records.check_consistency(bundle, run, claimed)
     progress.partial = run.status.status == "partial"
     display.check_display_names(bundle, run)
+    privacy.check_privacy(bundle, run)
     scores.check_harness_faults(bundle, run, options.max_harness_fault_share)
     done("records")
     task_set = scores.pinned_tasks(options.tasks, options.corpus_root, run)
