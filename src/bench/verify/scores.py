@@ -60,9 +60,13 @@ def check_tasks(bundle: Path, task_set: TaskSet, run: BundleRun, manifest: Bundl
             path=str(bundle / "config.json"),
             field="task_set.task_ids",
         )
-    pinned = {task.id: (task.fingerprint(), task.family, task.split) for task in task_set.tasks}
+    pinned = {
+        task.id: (task.fingerprint(), task.family, task.split, task.language)
+        for task in task_set.tasks
+    }
     for record in run.attempts:
-        if pinned[record.task_id] != (record.task_fingerprint, record.family, record.split):
+        claimed = (record.task_fingerprint, record.family, record.split, record.language)
+        if pinned[record.task_id] != claimed:
             raise VerifyFailure(
                 Code.TASK_FINGERPRINT_MISMATCH,
                 "the attempt's task differs from the pinned task",
@@ -94,8 +98,9 @@ def _expected(task: Task, record: AttemptRecord, corpora: CorpusLibrary) -> tupl
 
 def check_scores(bundle: Path, task_set: TaskSet, run: BundleRun) -> None:
     """Every claimed outcome, value and pass, and every verdict sentence, safety violation and
-    axis the board shows, is what the attempt's trace earns today. (Judged checks cannot be
-    re-decided offline: with a judge, only the outcome, value and pass are compared.)"""
+    axis the board shows, is what the attempt's trace earns today. Judged checks cannot be
+    re-decided offline: in a judged run, the verdicts of ``judge`` expectations are not
+    compared, and the recorded safety violations need only include the recomputed ones."""
     corpora = CorpusLibrary(task_set.corpus_root)
     by_id = task_set.by_id()
     judged = run.config.judge is not None
@@ -110,12 +115,18 @@ def check_scores(bundle: Path, task_set: TaskSet, run: BundleRun) -> None:
                 path=str(bundle / ATTEMPTS),
                 field=where,
             )
-        if judged:
-            continue
         verdicts, unsafe, axes = shown
+        mine_verdicts: list[Verdict] = record.verdicts
+        if judged and len(mine_verdicts) == len(verdicts):
+            pairs = list(zip(mine_verdicts, verdicts, strict=True))
+            mine_verdicts = [m for m, t in pairs if t.type != "judge"]
+            verdicts = [t for _, t in pairs if t.type != "judge"]
+        mine_unsafe = record.safety_violations
+        if judged and set(unsafe) <= set(mine_unsafe):
+            mine_unsafe = unsafe  # a judge may have seen more than today's offline scorers
         for name, mine, theirs in (
-            ("verdicts", record.verdicts, verdicts),
-            ("safety_violations", record.safety_violations, unsafe),
+            ("verdicts", mine_verdicts, verdicts),
+            ("safety_violations", mine_unsafe, unsafe),
             ("axes", record.axes, axes),
         ):
             if mine != theirs:
