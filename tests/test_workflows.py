@@ -59,9 +59,10 @@ def test_pinned_least_privilege_no_persisted_credentials(path: Path) -> None:
     assert "secrets." not in text or path.name == "comment.yml"
 
 
-def test_zizmor_finds_nothing() -> None:
+@pytest.mark.parametrize("mode", [[], ["--pedantic"]], ids=["default", "pedantic"])
+def test_zizmor_finds_nothing(mode: list[str]) -> None:
     result = subprocess.run(
-        [str(BIN / "zizmor"), "--offline", "--no-progress", *map(str, WORKFLOWS)],
+        [str(BIN / "zizmor"), "--offline", "--no-progress", *mode, *map(str, WORKFLOWS)],
         capture_output=True,
         text=True,
     )
@@ -152,23 +153,41 @@ def _fixture_repo(tmp_path: Path) -> tuple[Path, Path, Path]:
     return repo, key_file, run.path
 
 
-def _run_steps(repo: Path, workflow: str, job: str, env: dict[str, str], tmp: Path) -> list[Any]:
-    """Run every `run:` step of a job with bash -eo pipefail, as GitHub does; returns results."""
+def _run_steps(
+    repo: Path,
+    workflow: str,
+    job: str,
+    env: dict[str, str],
+    tmp: Path,
+    context: dict[str, str] | None = None,
+    path_prefix: Path | None = None,
+) -> list[Any]:
+    """Run every `run:` step of a job with bash -eo pipefail, as GitHub does; returns results.
+
+    ``context`` gives the values of the ``${{ }}`` expressions the steps use (beyond the PR's
+    base sha and number, taken from ``env``); ``path_prefix`` goes first on PATH (stub tools).
+    """
     data = _load(REPO / ".github" / "workflows" / workflow)
     outputs: dict[str, dict[str, str]] = {}
+    known = {
+        "github.event.pull_request.base.sha": env.get("BASE_SHA", ""),
+        "github.event.pull_request.number": env.get("PR_NUMBER", ""),
+        **(context or {}),
+    }
+    path = f"{BIN}:{os.environ['PATH']}"
+    if path_prefix is not None:
+        path = f"{path_prefix}:{path}"
     results = []
     for step in data["jobs"][job]["steps"]:
         if "run" not in step or step.get("name") == "install":
             continue  # actions are GitHub's; the package is already installed here
-        condition = step.get("if", "")
-        if "steps.guard.outputs.bundle != ''" in condition and not outputs["guard"]["bundle"]:
+        if "if" in step and not _condition(str(step["if"]), known, outputs):
             continue
         output_file = tmp / f"output-{step.get('id', 'x')}"
         output_file.write_text("")
-        step_env = {**os.environ, **env, "GITHUB_OUTPUT": str(output_file),
-                    "PATH": f"{BIN}:{os.environ['PATH']}"}  # fmt: skip
+        step_env = {**os.environ, **env, "GITHUB_OUTPUT": str(output_file), "PATH": path}
         for name, expression in (step.get("env") or {}).items():
-            step_env[name] = _expression(str(expression), env, outputs)
+            step_env[name] = _expression(str(expression), known, outputs)
         result = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
             cwd=repo,
@@ -186,19 +205,26 @@ def _run_steps(repo: Path, workflow: str, job: str, env: dict[str, str], tmp: Pa
     return results
 
 
-def _expression(text: str, env: dict[str, str], outputs: dict[str, dict[str, str]]) -> str:
-    known = {
-        "github.event.pull_request.base.sha": env["BASE_SHA"],
-        "github.event.pull_request.number": env["PR_NUMBER"],
-        "steps.guard.outputs.bundle": outputs.get("guard", {}).get("bundle", ""),
-    }
+def _value(name: str, known: dict[str, str], outputs: dict[str, dict[str, str]]) -> str:
+    step_output = re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+)", name)
+    if step_output:
+        return outputs.get(step_output.group(1), {}).get(step_output.group(2), "")
+    assert name in known, f"the test does not know the expression {name}"
+    return known[name]
 
-    def value(match: re.Match[str]) -> str:
-        name = match.group(1).strip()
-        assert name in known, f"the test does not know the expression {name}"
-        return known[name]
 
-    return re.sub(r"\$\{\{(.*?)\}\}", value, text)
+def _expression(text: str, known: dict[str, str], outputs: dict[str, dict[str, str]]) -> str:
+    return re.sub(
+        r"\$\{\{(.*?)\}\}", lambda match: _value(match.group(1).strip(), known, outputs), text
+    )
+
+
+def _condition(text: str, known: dict[str, str], outputs: dict[str, dict[str, str]]) -> bool:
+    """A step's `if:` of the forms the workflows use: [always() &&] NAME ==|!= 'literal'."""
+    match = re.fullmatch(r"(?:always\(\) && )?([\w.\[\]-]+) (==|!=) '([^']*)'", text.strip())
+    assert match, f"the test does not know the condition {text}"
+    equal = _value(match.group(1), known, outputs) == match.group(3)
+    return equal if match.group(2) == "==" else not equal
 
 
 def _pr(repo: Path, key: Path, run: Path, tmp: Path) -> tuple[str, Path]:
@@ -232,7 +258,8 @@ def test_a_pr_adding_a_valid_bundle_passes(tmp_path: Path) -> None:
     assert [(name, r.returncode) for name, r in results] == [("path guard", 0), ("verify", 0)]
     report = (temp / "report" / "report.md").read_text()
     assert "valid" in report.lower()
-    assert (temp / "report" / "pr-number").read_text() == "7\n"
+    # The artifact holds the report only: comment.yml takes the PR number from its event.
+    assert sorted(p.name for p in (temp / "report").iterdir()) == ["report.md"]
     assert bundle.relative_to(repo).as_posix().startswith("results/mini-good/")
     # ...and the publish workflow's re-verification on main accepts it too.
     _git(repo, "checkout", "-q", "main")
@@ -270,3 +297,362 @@ def test_a_pr_changing_keys_and_results_together_is_refused(tmp_path: Path) -> N
     [(name, result)] = results
     assert (name, result.returncode) == ("path guard", 1)
     assert "error[PR_KEYS_AND_RESULTS]" in result.stderr
+
+
+def _verify_pr(repo: Path, base: str, tmp: Path) -> list[Any]:
+    temp = tmp / "runner-temp"
+    temp.mkdir(exist_ok=True)
+    env = {"BASE_SHA": base, "PR_NUMBER": "10", "RUNNER_TEMP": str(temp)}
+    return _run_steps(repo, "verify-pr.yml", "verify", env, tmp)
+
+
+@pytest.mark.parametrize("change", ["edit", "delete"])
+def test_a_results_pr_touching_another_entrants_registry_file_is_refused(
+    tmp_path: Path, change: str
+) -> None:
+    repo, key, run = _fixture_repo(tmp_path)
+    other = repo / "submissions" / "other.yaml"
+    other.write_text("display_name: Other\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "another entrant")
+    base, _ = _pr(repo, key, run, tmp_path)
+    if change == "edit":
+        other.write_text("display_name: Hijacked\n")
+    else:
+        other.unlink()
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "a bundle and someone else's registry file")
+    [(name, result)] = _verify_pr(repo, base, tmp_path)
+    assert (name, result.returncode) == ("path guard", 1)
+    assert result.stderr.startswith("error[PR_OTHER_ENTRANT]: submissions/other.yaml: ")
+    assert "Traceback" not in result.stderr
+
+
+def test_a_registration_pr_has_nothing_to_verify(tmp_path: Path) -> None:
+    repo, _, _ = _fixture_repo(tmp_path)
+    base = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-q", "-b", "pr")
+    signers = repo / "submissions" / "allowed_signers"
+    own = signers.read_text().replace("mini-good", "newcomer")
+    signers.write_text(signers.read_text() + own)
+    (repo / "submissions" / "newcomer.yaml").write_text("display_name: Newcomer\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "register")
+    [(name, result)] = _verify_pr(repo, base, tmp_path)
+    assert (name, result.returncode, result.stdout) == ("path guard", 0, "")
+    # ...and one that also rewrites another principal's key is refused.
+    signers.write_text(signers.read_text().replace("mini-good", "mini-good-x", 1))
+    _git(repo, "commit", "-q", "-am", "and another key")
+    [(name, result)] = _verify_pr(repo, base, tmp_path)
+    assert (name, result.returncode) == ("path guard", 1)
+    assert "error[PR_OTHER_ENTRANT]: submissions/allowed_signers: " in result.stderr
+
+
+# --- comment.yml: the PR number from the event, the report as inert text ----------------------
+
+HEAD_SHA = "0123456789abcdef0123456789abcdef01234567"
+PAYLOAD = (
+    "# Verified\n"
+    "```\n"
+    "</code></pre><img src=x onerror=alert(1)><script>alert(2)</script>\n"
+    "`````\n"
+    "@octocat @bench-suite/maintainers please merge\n"
+    "[click](javascript:alert(3)) <!-- hidden -->\n"
+    "safe\u202eevil \x1b[31mred\x00\n"
+    "~~~\n"
+    "<details><summary>x</summary>\n"
+)
+
+GH_STUB = '''#!{python}
+"""A stub of gh: logs its arguments and any --input file; answers the PR look-ups from the
+JSON in $GH_STUB_PULLS / $GH_STUB_LIST, selected as the workflow's --jq filter would."""
+import json, os, sys
+args = sys.argv[1:]
+entry = {{"args": args}}
+if "--input" in args:
+    with open(args[args.index("--input") + 1], encoding="utf-8") as handle:
+        entry["input"] = json.load(handle)
+with open(os.environ["GH_STUB_LOG"], "a", encoding="utf-8") as log:
+    log.write(json.dumps(entry) + "\\n")
+sha = os.environ.get("HEAD_SHA")
+if args[:1] == ["api"] and args[1].endswith("/pulls"):
+    if os.environ.get("GH_STUB_PULLS") == "fail":
+        sys.exit("gh: Unprocessable Entity (HTTP 422)")
+    pulls = json.loads(os.environ.get("GH_STUB_PULLS", "[]"))
+    hits = [p["number"] for p in pulls if p["state"] == "open" and p["head"]["sha"] == sha]
+elif args[:2] == ["pr", "list"]:
+    pulls = json.loads(os.environ.get("GH_STUB_LIST", "[]"))
+    hits = [p["number"] for p in pulls if p["headRefOid"] == sha]
+else:
+    hits = []
+if hits:
+    print(hits[0])
+'''
+
+
+def _comment_run(
+    tmp: Path,
+    report: bytes | None,
+    event_pr: str = "42",
+    pulls: list[Any] | str | None = None,
+    listed: list[Any] | None = None,
+    symlink_to: Path | None = None,
+) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Run comment.yml's steps on an artifact holding ``report`` (and a forged pr-number)."""
+    import json
+
+    temp = tmp / "runner-temp"
+    (temp / "report").mkdir(parents=True)
+    (temp / "report" / "pr-number").write_text("1337\n")  # forged: must never be used
+    if symlink_to is not None:
+        (temp / "report" / "report.md").symlink_to(symlink_to)
+    elif report is not None:
+        (temp / "report" / "report.md").write_bytes(report)
+    stubs = tmp / "stub-bin"
+    stubs.mkdir()
+    gh = stubs / "gh"
+    gh.write_text(GH_STUB.format(python=sys.executable))
+    gh.chmod(0o755)
+    log = tmp / "gh.log"
+    env = {
+        "RUNNER_TEMP": str(temp),
+        "GH_STUB_LOG": str(log),
+        "GH_STUB_PULLS": pulls if isinstance(pulls, str) else json.dumps(pulls or []),
+        "GH_STUB_LIST": json.dumps(listed or []),
+    }
+    context = {
+        "github.token": "token-not-secret",
+        "github.repository": "bench-suite/bench-suite",
+        "github.event.workflow_run.pull_requests[0].number": event_pr,
+        "github.event.workflow_run.head_sha": HEAD_SHA,
+        "steps.download.outcome": "success",
+    }
+    workdir = tmp / "work"
+    workdir.mkdir()
+    results = _run_steps(workdir, "comment.yml", "comment", env, tmp, context, stubs)
+    calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return results, calls
+
+
+def _posted(calls: list[dict[str, Any]]) -> tuple[str, str]:
+    [post] = [c for c in calls if c["args"][:3] == ["api", "--method", "POST"]]
+    assert post["args"][4:] == ["--input", post["args"][5]]
+    return post["args"][3], post["input"]["body"]
+
+
+def test_comment_posts_to_the_event_pr_with_the_report_as_inert_text(tmp_path: Path) -> None:
+    from markdown_it import MarkdownIt
+
+    results, calls = _comment_run(tmp_path, PAYLOAD.encode("utf-8"))
+    assert [(name, r.returncode) for name, r in results] == [
+        ("find the pull request", 0),
+        ("post the report", 0),
+    ], results[-1][1].stdout + results[-1][1].stderr
+    assert len(calls) == 1  # the event named the PR: no look-up
+    endpoint, body = _posted(calls)
+    assert endpoint == "repos/bench-suite/bench-suite/issues/42/comments"
+    assert "1337" not in body and all("1337" not in arg for c in calls for arg in c["args"])
+    # One fence, longer than any backtick run inside, wraps the whole report.
+    lines = body.splitlines()
+    opening = next(i for i, line in enumerate(lines) if line.startswith("`"))
+    fence = lines[opening].removesuffix("text")
+    assert set(fence) == {"`"} and len(fence) > max(len(r) for r in re.findall(r"`+", PAYLOAD))
+    assert lines[-1] == fence and lines.count(fence) == 1
+    # Rendered as CommonMark with raw HTML on (the strict case), only the heading is markup.
+    html = MarkdownIt("commonmark").render(body)
+    assert "<img" not in html and "<script" not in html and "<details" not in html
+    assert "<a " not in html and "<!--" not in html and "<h1>" not in html
+    assert html.count("<pre>") == 1 and "&lt;img src=x" in html
+    # No mention, no bidi override, no control character survives.
+    assert "@octocat" not in body and "@bench-suite/" not in body
+    assert "@\u200boctocat" in body
+    assert not any(ch in body for ch in "\u202e\x1b\x00")
+
+
+def test_comment_finds_a_forks_pr_by_the_event_head_sha(tmp_path: Path) -> None:
+    pulls = [
+        {"number": 5, "state": "closed", "head": {"sha": HEAD_SHA}},
+        {"number": 44, "state": "open", "head": {"sha": "f" * 40}},
+        {"number": 43, "state": "open", "head": {"sha": HEAD_SHA}},
+    ]
+    results, calls = _comment_run(tmp_path, b"valid\n", event_pr="", pulls=pulls)
+    assert [r.returncode for _, r in results] == [0, 0]
+    assert calls[0]["args"][:2] == [
+        "api",
+        f"repos/bench-suite/bench-suite/commits/{HEAD_SHA}/pulls",
+    ]
+    assert _posted(calls)[0] == "repos/bench-suite/bench-suite/issues/43/comments"
+
+
+def test_comment_falls_back_to_searching_open_prs(tmp_path: Path) -> None:
+    listed = [{"number": 9, "headRefOid": "e" * 40}, {"number": 45, "headRefOid": HEAD_SHA}]
+    for pulls in ([], "fail"):
+        tmp = tmp_path / str(len(pulls))
+        tmp.mkdir()
+        results, calls = _comment_run(tmp, b"valid\n", event_pr="", pulls=pulls, listed=listed)
+        assert [r.returncode for _, r in results] == [0, 0]
+        assert calls[1]["args"][:2] == ["pr", "list"] and HEAD_SHA in calls[1]["args"]
+        assert _posted(calls)[0] == "repos/bench-suite/bench-suite/issues/45/comments"
+
+
+@pytest.mark.parametrize(
+    "pulls",
+    [[], [{"number": "1; touch pwned", "state": "open", "head": {"sha": HEAD_SHA}}]],
+    ids=["none-found", "not-a-number"],
+)
+def test_comment_posts_nothing_without_a_pr_number(tmp_path: Path, pulls: list[Any]) -> None:
+    results, calls = _comment_run(tmp_path, b"valid\n", event_pr="", pulls=pulls)
+    assert [(name, r.returncode) for name, r in results] == [("find the pull request", 1)]
+    assert not any(c["args"][:3] == ["api", "--method", "POST"] for c in calls)
+    assert not (tmp_path / "work" / "pwned").exists()
+
+
+def test_comment_caps_the_report(tmp_path: Path) -> None:
+    big = (b"@x " * 20000) + (b"`" * 70000) + b"\n" + b"y" * 200000
+    results, calls = _comment_run(tmp_path, big)
+    assert [r.returncode for _, r in results] == [0, 0]
+    _, body = _posted(calls)
+    assert len(body) < 65536 and "cut at 60000 characters" in body
+    assert "``````````````````" not in body  # a long run is named, so the fence stays short
+
+
+def test_comment_refuses_an_artifact_without_a_report_file(tmp_path: Path) -> None:
+    results, calls = _comment_run(tmp_path, None)
+    assert [(name, r.returncode) for name, r in results] == [
+        ("find the pull request", 0),
+        ("post the report", 1),
+    ]
+    assert "no report.md file" in results[-1][1].stdout
+    assert not any(c["args"][:3] == ["api", "--method", "POST"] for c in calls)
+
+
+def test_comment_does_not_follow_a_symlinked_report(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("a file of the runner\n")
+    results, calls = _comment_run(tmp_path, b"", symlink_to=secret)
+    assert [r.returncode for _, r in results] == [0, 1]
+    assert "no report.md file" in results[-1][1].stdout
+    assert not any(c["args"][:3] == ["api", "--method", "POST"] for c in calls)
+
+
+def test_comment_lookup_filters_select_the_open_pr_with_the_head_sha() -> None:
+    """The --jq filters of the look-ups, run by jq itself (gh's --jq is gojq, same language)."""
+    jq = shutil.which("jq")
+    if jq is None:
+        pytest.skip("jq is not installed")
+    import json
+
+    run = _load(REPO / ".github" / "workflows" / "comment.yml")["jobs"]["comment"]["steps"][1]
+    api_filter, list_filter = re.findall(r"pick='([^']*)'", run["run"])
+    pulls = [
+        {"number": 5, "state": "closed", "head": {"sha": HEAD_SHA}},
+        {"number": 44, "state": "open", "head": {"sha": "f" * 40}},
+        {"number": 43, "state": "open", "head": {"sha": HEAD_SHA}},
+    ]
+    listed = [{"number": 9, "headRefOid": "e" * 40}, {"number": 45, "headRefOid": HEAD_SHA}]
+    env = {**os.environ, "HEAD_SHA": HEAD_SHA}
+
+    def pick(program: str, data: Any) -> str:
+        return subprocess.run(
+            [jq, "-r", program], input=json.dumps(data), env=env, capture_output=True,
+            text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+
+    assert pick(api_filter, pulls) == "43"
+    assert pick(api_filter, pulls[:2]) == ""
+    assert pick(list_filter, listed) == "45"
+    assert pick(list_filter, listed[:1]) == ""
+
+
+# --- publish.yml: full history, hash-pinned install, results only -----------------------------
+
+LOCK = REPO / ".github" / "publish-requirements.txt"
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _lock_entries() -> dict[str, tuple[str, list[str]]]:
+    """name -> (exact version, sha256 hashes), from the lock's requirement lines."""
+    text = LOCK.read_text(encoding="utf-8")
+    logical = re.sub(r"\\\n", " ", text)
+    entries: dict[str, tuple[str, list[str]]] = {}
+    for line in logical.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        match = re.match(
+            r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)(\s*;[^-]*)?\s+(--hash.*)$", stripped
+        )
+        assert match, f"not a pinned, hashed requirement: {stripped[:80]}"
+        hashes = match.group(4).split()
+        assert hashes and all(re.fullmatch(r"--hash=sha256:[0-9a-f]{64}", h) for h in hashes)
+        entries[_canonical(match.group(1))] = (match.group(2), hashes)
+    return entries
+
+
+def test_the_publish_lock_pins_and_hashes_every_dependency() -> None:
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    entries = _lock_entries()
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    wanted = [Requirement(d) for d in project["project"]["dependencies"]]
+    wanted += [Requirement(d) for d in project["build-system"]["requires"]]
+    for requirement in wanted:
+        name = _canonical(requirement.name)
+        assert name in entries, f"{name} is not in {LOCK.name}"
+        assert requirement.specifier.contains(entries[name][0]), (name, entries[name][0])
+    # Transitively closed: what each locked package needs (on Linux, CPython 3.11) is locked.
+    from importlib.metadata import PackageNotFoundError, requires
+
+    for name in entries:
+        try:
+            needs = requires(name) or []
+        except PackageNotFoundError:
+            continue  # not installed here (a build dependency); pip-compile resolved it
+        for raw in needs:
+            need = Requirement(raw)
+            marker_env = {"extra": "", "python_version": "3.11", "sys_platform": "linux"}
+            if need.marker is None or need.marker.evaluate(marker_env):
+                assert _canonical(need.name) in entries, f"{name} needs {need.name}"
+
+
+def test_publish_uses_the_lock_full_history_and_results_only() -> None:
+    build = _load(REPO / ".github" / "workflows" / "publish.yml")["jobs"]["build"]["steps"]
+    checkout = next(s for s in build if str(s.get("uses", "")).startswith("actions/checkout@"))
+    assert checkout["with"]["fetch-depth"] == 0
+    install = next(s for s in build if s.get("name") == "install")["run"].splitlines()
+    assert install == [
+        "python -m pip install --quiet --require-hashes --no-deps -r "
+        ".github/publish-requirements.txt",
+        "python -m pip install --quiet --no-deps --no-build-isolation .",
+    ]
+    board = next(s for s in build if s.get("name") == "build the board")["run"]
+    assert "--no-runs" in board.split() and "--results results" in board
+    verify = next(s for s in build if s.get("name") == "re-verify every bundle")["run"]
+    assert "for bundle in results/*/*/" in verify
+
+
+def test_board_build_with_no_runs_leaves_local_runs_out(tmp_path: Path) -> None:
+    import json
+
+    _, _, run = _fixture_repo(tmp_path)
+    (tmp_path / "results").mkdir()
+    counts = {}
+    for flags in ([], ["--no-runs"]):
+        out = tmp_path / f"site{len(flags)}"
+        result = subprocess.run(
+            [str(BIN / "bench"), "board", "build", "--runs", str(run.parent), *flags,
+             "--results", str(tmp_path / "results"), "--out", str(out),
+             "--templates", str(REPO / "site_templates"),
+             "--methodology", str(REPO / "docs" / "METHODOLOGY.md"),
+             "--submissions", str(tmp_path / "no-registry"), "--resamples", "20", "--no-verify"],
+            cwd=tmp_path, capture_output=True, text=True,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        board = json.loads((out / "board.json").read_text())
+        counts[tuple(flags)] = sum(len(c["entries"]) for c in board["cohorts"])
+    assert counts[()] >= 1 and counts[("--no-runs",)] == 0

@@ -20,7 +20,13 @@ def board() -> None:
     type=click.Path(path_type=Path, file_okay=False),
     default=Path("runs"),
     show_default=True,
-    help="Run directories to include (every run under it).",
+    help="Run directories to include (every run under it); see --no-runs.",
+)
+@click.option(
+    "--no-runs",
+    is_flag=True,
+    help="Include no local run directories, only the signed bundles under --results (the "
+    "publish workflow builds the public board this way; --runs is then ignored).",
 )
 @click.option(
     "--results",
@@ -83,6 +89,7 @@ def board() -> None:
 )
 def build(
     runs: Path,
+    no_runs: bool,
     results: Path,
     out: Path,
     templates: Path,
@@ -96,14 +103,18 @@ def build(
     tasks: Path | None,
     submissions: Path,
 ) -> None:
-    """Build the board from run directories and bundles into OUT/index.html."""
+    """Build the board from run directories and bundles into OUT/index.html.
+
+    Without --no-runs every run under --runs (default runs/) is on the board next to the
+    bundles; a public board is built with --no-runs, from results/ only.
+    """
     from bench.board import BuildOptions
     from bench.board import build as build_board
     from bench.core.rng import DEFAULT_SEED
 
     result = build_board(
         BuildOptions(
-            runs=runs,
+            runs=None if no_runs else runs,
             results=results,
             out=out,
             templates=templates,

@@ -1,24 +1,61 @@
-"""The pull-request path guard: what a results PR may change, decided from git's file list.
+"""The pull-request path guard: what a PR may change, decided from git's file list.
 
-A results PR adds files inside exactly one new ``results/<entrant>/<run_id>/`` and nothing
-else. It may not modify or delete anything under ``results/`` (accepted bundles are never
-rewritten), may not touch ``submissions/allowed_signers`` in the same change (a key added with
-the results it signs would vouch for itself), and may not change code, workflows or tasks.
-A PR that only registers a key (``submissions/``) has nothing to verify and goes to review.
+A PR changes the files of **one** entrant, and is one of two kinds (docs/SUBMISSIONS.md, "What a
+pull request may change"):
+
+* A **results PR** adds files inside exactly one new ``results/<entrant>/<run_id>/``. It may also
+  add or modify that entrant's ``submissions/<entrant>.yaml``, and nothing else: it may not
+  modify or delete anything under ``results/`` (accepted bundles are never rewritten), may not
+  touch ``submissions/allowed_signers`` (a key added with the results it signs would vouch for
+  itself), may not touch another entrant's files, and may not change code, workflows or tasks.
+* A **registration PR** adds no bundle. It may add or modify ``submissions/<entrant>.yaml`` of
+  one entrant and change only that entrant's own line(s) of ``submissions/allowed_signers``;
+  whose lines changed is decided from the file at the base and at the head (the principal is
+  the first field of each line that is not blank or a comment), not from git's file list. It
+  has nothing to verify and goes to maintainer review (CODEOWNERS covers ``/submissions/``).
+
+No PR deletes a ``submissions/<entrant>.yaml`` (the board's ``--strict`` build would fail on the
+orphaned rows) or adds any other file under ``submissions/``. Every path component is checked
+with ``bench.core.ids.identifier_problem``, the one identifier rule: an entrant directory and a
+registry file's stem are ``entrant`` ids, a run directory is a ``run`` id, and every component
+below it is a ``file`` name. Paths in messages are shown escaped when they are not printable
+ASCII, so a crafted file name cannot forge a line of the workflow log.
 """
 
 from __future__ import annotations
 
 import subprocess
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from bench.core.errors import BenchError
-from bench.core.ids import is_valid_id, looks_like_run_id
+from bench.core.errors import BenchError, UsageError
+from bench.core.ids import IdKind, identifier_problem
+
+SIGNERS = "submissions/allowed_signers"
+
+# Every code the guard raises, with its meaning (docs/SUBMISSIONS.md and docs/ERRORS.md).
+CODES: dict[str, str] = {
+    "PR_REFUSED": "the default refusal (the guard could not tell whose lines a change touches)",
+    "PR_OUTSIDE_RESULTS": "a file outside results/ and submissions/ (code, workflows, tasks)",
+    "PR_REWRITES_RESULTS": "a file under results/ modified or deleted, or added to an existing "
+    "bundle: accepted results are never rewritten",
+    "PR_BAD_PLACE": "a file added under results/ but not at results/<entrant>/<run_id>/<file> "
+    "with valid identifiers",
+    "PR_MULTIPLE_BUNDLES": "more than one new bundle in one PR",
+    "PR_KEYS_AND_RESULTS": "submissions/allowed_signers changed in a PR that adds results",
+    "PR_OTHER_ENTRANT": "a change to another entrant's files: results/<other>/, "
+    "submissions/<other>.yaml, another principal's allowed_signers line, or a registration "
+    "for more than one entrant",
+    "PR_DELETES_SUBMISSION": "a submissions/<entrant>.yaml deleted (or made other than a "
+    "regular file)",
+    "PR_SUBMISSIONS_PATH": "a file under submissions/ that is neither allowed_signers nor "
+    "<entrant>.yaml with a valid entrant id",
+}
 
 
 class GuardRefusal(BenchError):
-    """The PR changes something a results PR may not (exit 1, like an invalid bundle)."""
+    """The PR changes something it may not (exit 1, like an invalid bundle)."""
 
     exit_code = 1
     default_code = "PR_REFUSED"
@@ -26,62 +63,259 @@ class GuardRefusal(BenchError):
 
 @dataclass(frozen=True)
 class Change:
-    status: str  # git's letter: A added, M modified, D deleted, R renamed, ...
+    status: str  # git's letter: A added, M modified, D deleted, T type changed, ...
     path: str
 
 
+def shown(path: str) -> str:
+    """``path`` as printed in a message: escaped unless it is plain printable ASCII."""
+    if path.isascii() and path.isprintable():
+        return path
+    return ascii(path)
+
+
+def _quoted(value: str) -> str:
+    shown_value = shown(value)
+    return shown_value if shown_value != value else f"'{value}'"
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", *args], capture_output=True, check=False)
+
+
+def _merge_base(base: str, head: str) -> str:
+    result = _git("merge-base", base, head)
+    if result.returncode != 0:
+        message = result.stderr.decode("utf-8", "replace").strip()
+        raise UsageError(f"git merge-base {base} {head} failed: {message}")
+    return result.stdout.decode("ascii").strip()
+
+
 def changes_between(base: str, head: str = "HEAD") -> list[Change]:
-    """``git diff --name-status`` from the merge base of ``base`` to ``head``, renames off."""
-    out = subprocess.run(
-        ["git", "diff", "--name-status", "--no-renames", "-z", f"{base}...{head}"],
-        check=True,
-        capture_output=True,
-    ).stdout.decode("utf-8", errors="strict")
-    fields = [f for f in out.split("\0") if f]
+    """``git diff --name-status`` from the merge base of ``base`` to ``head``, renames off.
+
+    Paths that are not UTF-8 keep their bytes as surrogates, so the identifier check refuses
+    them by name instead of the decoder failing.
+    """
+    result = _git("diff", "--name-status", "--no-renames", "-z", f"{base}...{head}")
+    if result.returncode != 0:
+        message = result.stderr.decode("utf-8", "replace").strip()
+        raise UsageError(f"git diff {base}...{head} failed: {message}")
+    out = result.stdout.decode("utf-8", errors="surrogateescape")
+    fields = out.split("\0")
+    if fields and fields[-1] == "":
+        fields.pop()
     return [Change(fields[i], fields[i + 1]) for i in range(0, len(fields) - 1, 2)]
 
 
-def guard(changes: list[Change]) -> str | None:
-    """The bundle directory the PR adds, or None when it adds none (a key registration)."""
+def file_at(rev: str, path: str) -> str:
+    """The text of ``path`` at ``rev``; empty when it does not exist there."""
+    result = _git("show", f"{rev}:{path}")
+    if result.returncode != 0:
+        return ""
+    return result.stdout.decode("utf-8", errors="surrogateescape")
+
+
+def _exists_at(rev: str, path: str) -> bool:
+    return _git("cat-file", "-e", f"{rev}:{path}").returncode == 0
+
+
+def signer_lines(text: str) -> dict[str, Counter[str]]:
+    """Each principal's lines (stripped) of an ``allowed_signers`` text, read like the lint."""
+    lines: dict[str, Counter[str]] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        lines.setdefault(line.split()[0], Counter())[line] += 1
+    return lines
+
+
+def changed_principals(before: str, after: str) -> set[str]:
+    """Principals whose lines were added, removed or changed between two texts."""
+    old, new = signer_lines(before), signer_lines(after)
+    return {p for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
+
+
+def _results_place(parts: tuple[str, ...]) -> str | None:
+    """Why ``results/...`` (split in ``parts``) is not ``results/<entrant>/<run_id>/<file>``."""
+    if len(parts) < 4:
+        return "files go inside results/<entrant>/<run_id>/"
+    checks: list[tuple[str, IdKind, str]] = [
+        (parts[1], "entrant", "entrant directory"),
+        (parts[2], "run", "run directory"),
+    ]
+    checks += [(part, "file", "file name") for part in parts[3:]]
+    for value, kind, what in checks:
+        problem = identifier_problem(value, kind)
+        if problem is not None:
+            where = "files go inside results/<entrant>/<run_id>/"
+            return f"{where}: the {what} {_quoted(value)} {problem}"
+    return None
+
+
+def _submission_entrant(change: Change) -> str:
+    """The entrant of ``submissions/<entrant>.yaml``; refuses any other path under submissions/."""
+    parts = change.path.split("/")
+    name = parts[-1]
+    if len(parts) != 2 or not name.endswith(".yaml"):
+        raise GuardRefusal(
+            "under submissions/ a PR changes only allowed_signers and <entrant>.yaml",
+            code="PR_SUBMISSIONS_PATH",
+            path=shown(change.path),
+        )
+    entrant = name.removesuffix(".yaml")
+    problem = identifier_problem(entrant, "entrant")
+    if problem is not None:
+        raise GuardRefusal(
+            f"a registry file is <entrant>.yaml, and the entrant id {_quoted(entrant)} {problem}",
+            code="PR_SUBMISSIONS_PATH",
+            path=shown(change.path),
+        )
+    return entrant
+
+
+def _other_entrant(path: str, owner: str, entrant: str, why: str) -> GuardRefusal:
+    return GuardRefusal(
+        f"a PR changes the files of one entrant; this one is {why} '{entrant}', and this path "
+        f"belongs to entrant {_quoted(owner)}",
+        code="PR_OTHER_ENTRANT",
+        path=shown(path),
+    )
+
+
+def guard(changes: list[Change], signers: tuple[str, str] | None = None) -> str | None:
+    """The bundle directory the PR adds, or None when it adds none (a registration).
+
+    ``signers`` is ``submissions/allowed_signers`` at the base and at the head (missing = "");
+    it is read only when a registration changes that file, and without it such a PR is refused.
+    """
     bundles: set[str] = set()
-    touches_signers = False
+    submissions: list[tuple[Change, str]] = []
+    signer_changes: list[Change] = []
+    results_edits: list[Change] = []
     for change in changes:
-        parts = PurePosixPath(change.path).parts
-        if change.path == "submissions/allowed_signers":
-            touches_signers = True
-            continue
-        if parts[:1] == ("submissions",) and len(parts) == 2:
-            continue
-        if parts[:1] != ("results",):
+        path = change.path
+        parts = PurePosixPath(path).parts
+        if path == SIGNERS:
+            signer_changes.append(change)
+        elif parts[:1] == ("submissions",):
+            submissions.append((change, _submission_entrant(change)))
+        elif parts[:1] != ("results",):
             raise GuardRefusal(
                 "a results PR changes only results/ (and a registration only submissions/)",
                 code="PR_OUTSIDE_RESULTS",
-                path=change.path,
+                path=shown(path),
             )
-        if change.status != "A":
-            raise GuardRefusal(
-                f"accepted results are never rewritten (git status {change.status})",
-                code="PR_REWRITES_RESULTS",
-                path=change.path,
-            )
-        if len(parts) < 4 or not is_valid_id(parts[1]) or not looks_like_run_id(parts[2]):
-            raise GuardRefusal(
-                "files go inside results/<entrant>/<run_id>/",
-                code="PR_BAD_PLACE",
-                path=change.path,
-            )
-        bundles.add(f"results/{parts[1]}/{parts[2]}")
+        elif change.status != "A":
+            results_edits.append(change)
+        else:
+            problem = _results_place(parts)
+            if problem is not None:
+                raise GuardRefusal(problem, code="PR_BAD_PLACE", path=shown(path))
+            bundles.add(f"results/{parts[1]}/{parts[2]}")
     if len(bundles) > 1:
         raise GuardRefusal(
             f"one bundle per PR; this one adds {len(bundles)}: {', '.join(sorted(bundles))}",
             code="PR_MULTIPLE_BUNDLES",
         )
-    if bundles and touches_signers:
+    bundle = next(iter(bundles), None)
+    entrant = bundle.split("/")[1] if bundle else None
+    for change in results_edits:
+        directory = PurePosixPath(change.path).parts[1:2]
+        if entrant is not None and directory and directory[0] != entrant:
+            raise _other_entrant(change.path, directory[0], entrant, "a results PR for")
+        raise GuardRefusal(
+            f"accepted results are never rewritten (git status {change.status})",
+            code="PR_REWRITES_RESULTS",
+            path=shown(change.path),
+        )
+    for change, owner in submissions:
+        if entrant is None:
+            entrant = owner  # a registration: the first registry file names its entrant
+        elif owner != entrant:
+            why = "a results PR for" if bundle else "a registration of"
+            raise _other_entrant(change.path, owner, entrant, why)
+        if change.status not in ("A", "M"):
+            raise GuardRefusal(
+                f"a registry file is only added or modified, never deleted (git status "
+                f"{change.status}): the board's rows need it",
+                code="PR_DELETES_SUBMISSION",
+                path=shown(change.path),
+            )
+    if bundle and signer_changes:
         raise GuardRefusal(
             "a PR may not change submissions/allowed_signers and add results together",
             code="PR_KEYS_AND_RESULTS",
+            path=SIGNERS,
         )
-    return next(iter(bundles), None)
+    if signer_changes:
+        _check_signers(entrant, signers)
+    return bundle
 
 
-__all__ = ["Change", "GuardRefusal", "changes_between", "guard"]
+def _check_signers(entrant: str | None, signers: tuple[str, str] | None) -> None:
+    """A registration changes the allowed_signers lines of its own entrant only."""
+    if signers is None:
+        raise GuardRefusal(
+            "cannot tell whose lines of allowed_signers this PR changes (texts not given)",
+            path=SIGNERS,
+        )
+    principals = sorted(changed_principals(*signers))
+    if entrant is None and len(principals) == 1:
+        entrant = principals[0]
+    others = [p for p in principals if p != entrant]
+    if not others:
+        if entrant is not None:
+            problem = identifier_problem(entrant, "entrant")
+            if problem is not None:
+                raise GuardRefusal(
+                    f"the changed principal {_quoted(entrant)} is not an entrant id: it {problem}",
+                    code="PR_OTHER_ENTRANT",
+                    path=SIGNERS,
+                )
+        return
+    named = ", ".join(_quoted(p) for p in principals)
+    whose = f"entrant '{entrant}'" if entrant is not None else "one entrant"
+    raise GuardRefusal(
+        f"a registration changes the lines of {whose} only; this one changes the lines of {named}",
+        code="PR_OTHER_ENTRANT",
+        path=SIGNERS,
+    )
+
+
+def guard_revisions(base: str, head: str = "HEAD") -> str | None:
+    """``guard`` on a repository: the changes from the merge base of ``base`` to ``head``.
+
+    ``allowed_signers`` is compared between the merge base and ``head``, and the bundle the PR
+    adds must not already exist at the merge base (adding a file to an accepted bundle rewrites
+    it).
+    """
+    changes = changes_between(base, head)
+    fork = _merge_base(base, head)
+    signers = None
+    if any(change.path == SIGNERS for change in changes):
+        signers = (file_at(fork, SIGNERS), file_at(head, SIGNERS))
+    bundle = guard(changes, signers)
+    if bundle is not None and _exists_at(fork, bundle):
+        raise GuardRefusal(
+            "this bundle is already on the base branch: accepted results are never rewritten",
+            code="PR_REWRITES_RESULTS",
+            path=bundle,
+        )
+    return bundle
+
+
+__all__ = [
+    "CODES",
+    "SIGNERS",
+    "Change",
+    "GuardRefusal",
+    "changed_principals",
+    "changes_between",
+    "file_at",
+    "guard",
+    "guard_revisions",
+    "shown",
+    "signer_lines",
+]
