@@ -1,9 +1,12 @@
 """Stage 1: find the inputs. A :class:`Loader` yields loaded entries and the bytes they rest on.
 
 Two loaders: :class:`RunsLoader` (every run directory under ``--runs``) and
-:class:`BundlesLoader` (every ``results/<entrant>/<run_id>/`` bundle, read with
-``bench.verify.records.load_run`` and checked with ``verify_bundle``). Add a source by writing
-another class with the same ``load`` method.
+:class:`BundlesLoader` (every ``results/<entrant>/<run_id>/`` bundle, checked with
+``verify_bundle`` and read with ``bench.verify.records.load_run``, the reader verify itself
+uses, so the board reads exactly what verify accepted, under the same size limits and text
+rules, with or without ``--no-verify``; a bundle it cannot read is a ``BOARD_INPUT`` error
+naming the verify code, never a traceback). Add a source by writing another class with the
+same ``load`` method.
 """
 
 from __future__ import annotations
@@ -113,12 +116,8 @@ class BundlesLoader:
 
         out = []
         for bundle in self.bundles():
-            try:
-                run = load_run(bundle)
-            except VerifyFailure as exc:
-                raise BoardInputError(exc.message, path=exc.path, field=exc.field) from None
             verified, note = False, "not verified (--no-verify)"
-            if self.verify:
+            if self.verify:  # first: its cheap checks run before the records are read
                 options = VerifyOptions(results_root=self.root)
                 if self.allowed_signers is not None:
                     options = replace(options, allowed_signers=self.allowed_signers)
@@ -127,8 +126,17 @@ class BundlesLoader:
                 verdict = verify_bundle(bundle, options)
                 verified = verdict.valid
                 note = "verified" if verified else f"verification failed: {verdict.code}"
+            try:  # the very reader verify uses: its limits and text rules hold here too
+                run = load_run(bundle)
+            except VerifyFailure as exc:
+                raise BoardInputError(
+                    f"{exc.code}: {exc.message}", path=exc.path, field=exc.field
+                ) from None
             view = _BundleRunDir(bundle, run.config, run.status, tuple(run.attempts))
-            summary = summarize(view)
+            try:
+                summary = summarize(view)
+            except BenchError as exc:
+                raise BoardInputError(exc.message, path=exc.path, field=exc.field) from None
             rel = f"{self.root.name}/{bundle.parent.name}/{bundle.name}"
             entry = from_summary(
                 summary,

@@ -13,10 +13,9 @@ from .records import BundleRun
 
 
 def check_display_names(bundle: Path, run: BundleRun) -> None:
+    # The board shows the run's display name; the target's own copy is never shown (it is
+    # held only to the text rule every record follows).
     fields = {"display_name": run.config.display_name}
-    name = run.config.target.get("name")
-    if isinstance(name, str):
-        fields["target.name"] = name
     for field, value in fields.items():
         problem = display_problem(value)
         if problem is not None:

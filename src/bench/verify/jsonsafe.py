@@ -1,5 +1,18 @@
 """Strict JSON for untrusted files: UTF-8, bounded nesting, no duplicate keys, no NaN or
-Infinity (nor overflowing floats), and, for I-JSON (the manifest), integers within ±(2⁵³−1)."""
+Infinity (nor overflowing floats), and, for I-JSON (the manifest), integers within ±(2⁵³−1).
+
+With ``text=True`` (every record of a bundle) every string, keys and values at any depth, must
+be text the board can show (``TEXT_INVALID`` otherwise): no lone surrogate (U+D800–U+DFFF,
+which only a ``\\ud800`` escape can produce), no non-character (U+FDD0–U+FDEF, U+xFFFE and
+U+xFFFF in every plane), no control character but tab, LF and CR (C0, DEL, C1). Bytes that
+are not UTF-8 are ``TEXT_INVALID`` too, with or without ``text``; with ``ijson=True`` (the
+manifest) surrogates and non-characters are refused, as I-JSON does (RFC 7493, 2.1).
+
+The check is a scan of the raw bytes for the literal characters and for every escape that
+could spell one; only when the scan finds something are the parsed strings walked, to name the
+field (or to clear a false alarm such as an escaped backslash before ``u0000``, or a valid
+surrogate pair).
+"""
 
 from __future__ import annotations
 
@@ -19,6 +32,19 @@ _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 # '[' and '{' become 1, ']' and '}' become 255, read back as signed bytes: +1 and -1.
 _STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+
+
+# Text the board can show without a second look: tab, LF, CR, printable ASCII, and the BMP
+# but C1, surrogates and non-characters. Whatever else matches is a character the board cannot
+# show, or an astral one (U+10000 and up), bad only when it is U+xFFFE or U+xFFFF.
+_UNUSUAL = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufdcf\ufdf0-\ufffd]")
+_ASCII_TEXT = b"\t\n\r" + bytes(range(0x20, 0x7F))
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a key written as is in a field path
+# Every escape that may spell one of them: \b, \f, \u0000-\u001f, \u007f-\u009f, any
+# surrogate, U+FDD0-U+FDEF, U+FFFE, U+FFFF (a superset: the walk decides).
+_SUSPECT_ESCAPE = re.compile(
+    rb"\\(?:[bf]|u(?:00[0189]|007[fF]|[dD][89a-fA-F]|[fF][dD][dDeE]|[fF][fF][fF][eEfF]))"
+)
 
 
 def depth(data: bytes) -> int:
@@ -86,30 +112,127 @@ def _keys(value: Any) -> int:
     return total
 
 
-def load(data: bytes, path: str, *, ijson: bool = False, max_depth: int = MAX_DEPTH) -> Any:
+def _field(where: str, key: str) -> str:
+    """``where.key``, the key escaped when it is not a plain name (it may be the bad text)."""
+    name = key if _NAME.fullmatch(key) else json.dumps(key[:64])
+    return f"{where}.{name}" if where else name
+
+
+def _what(ch: str) -> str:
+    point = ord(ch)
+    if 0xD800 <= point <= 0xDFFF:
+        return f"a lone surrogate U+{point:04X}"
+    if point < 0x20 or 0x7F <= point <= 0x9F:
+        return f"a control character U+{point:04X}"
+    return f"a non-character U+{point:04X}"
+
+
+def _first_bad(text: str, controls: bool = True) -> tuple[int, str] | None:
+    """Where the first character the board cannot show is in ``text``, and that character;
+    without ``controls``, only surrogates and non-characters count (I-JSON's rule)."""
+    for found in _UNUSUAL.finditer(text):
+        point = ord(found.group())
+        if point >= 0x10000:
+            if point & 0xFFFE == 0xFFFE:
+                return found.start(), found.group()
+        elif controls or point >= 0xA0:
+            return found.start(), found.group()
+    return None
+
+
+def bad_text(value: Any, controls: bool = True) -> tuple[str | None, str] | None:
+    """A string in ``value`` (keys included, any depth) holding a character the board
+    cannot show: ``(field path or None for the top level, what it holds)``; None when clean.
+    Without ``controls``, only surrogates and non-characters count."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        kind = type(item)
+        if kind is str:
+            found = _first_bad(item, controls)
+            if found is not None:
+                return where or None, _what(found[1])
+        elif kind is dict:
+            for key, inner in item.items():
+                found = _first_bad(key, controls)
+                if found is not None:
+                    return _field(where, key), f"a key with {_what(found[1])}"
+                stack.append((inner, _field(where, key)))
+        elif kind is list:
+            stack.extend((inner, f"{where}[{index}]") for index, inner in enumerate(item))
+    return None
+
+
+def check_text(value: Any, path: str, controls: bool = True) -> None:
+    """``TEXT_INVALID`` naming ``path`` and the field when a string of ``value`` holds a
+    character the board cannot show (the walk alone, for values not read by ``load``)."""
+    found = bad_text(value, controls)
+    if found is not None:
+        field, what = found
+        raise VerifyFailure(
+            Code.TEXT_INVALID, f"holds {what}, text the board cannot show", path=path, field=field
+        )
+
+
+def _literal(data: bytes, decoded: str, path: str, controls: bool) -> bool:
+    """Refuse a literal C0 control (JSON cannot even hold one in a string: its place is named,
+    there is no field to name); True when another literal character the board cannot show
+    is there (the parsed strings then name its field)."""
+    if data.isascii() and (not controls or not data.translate(None, _ASCII_TEXT)):
+        return False
+    found = _first_bad(decoded, controls)
+    if found is None:
+        return False
+    where, ch = found
+    if ord(ch) < 0x20:
+        raise VerifyFailure(
+            Code.TEXT_INVALID,
+            f"holds {_what(ch)} (character {where}), text the board cannot show",
+            path=path,
+        )
+    return True
+
+
+def load(
+    data: bytes,
+    path: str,
+    *,
+    ijson: bool = False,
+    max_depth: int = MAX_DEPTH,
+    text: bool = False,
+) -> Any:
     """Parse ``data``; every refusal is a ``VerifyFailure`` naming ``path``.
 
     Duplicate keys are found without a Python hook per object: outside strings, valid JSON
     has exactly one ':' per key-value pair written, so when the parsed objects hold fewer
-    keys than the text has colons, a key came twice, and a strict re-parse names it."""
+    keys than the text has colons, a key came twice, and a strict re-parse names it.
+
+    ``text``: refuse (``TEXT_INVALID``) any string the board cannot show, written literally
+    (found before parsing) or as an escape (found after). ``ijson`` (the manifest) refuses
+    surrogates and non-characters as I-JSON does (RFC 7493, 2.1), but not controls: a
+    manifest's paths get their own, more precise code first (a NUL is ``PATH_UNSAFE``), and
+    ``records.check_consistency`` checks the rest of its text afterwards."""
     outside = _STRING.sub(b"", data)
     if _depth(outside) > max_depth:
         raise VerifyFailure(Code.LIMIT_DEPTH, f"nested deeper than {max_depth}", path=path)
     try:
-        text = data.decode("utf-8")
+        decoded = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise VerifyFailure(
-            Code.JSON_MALFORMED, f"not UTF-8 (byte {exc.start})", path=path
-        ) from None
+        raise VerifyFailure(Code.TEXT_INVALID, f"not UTF-8 (byte {exc.start})", path=path) from None
+    checked = text or ijson
+    suspect = checked and _literal(data, decoded, path, controls=text)
     options: dict[str, Any] = {
         "parse_constant": _constant,
         "parse_float": _float,
         "parse_int": _int_checked if ijson else int,
     }
     try:
-        value = json.loads(text, **options)
+        value = json.loads(decoded, **options)
+        # Text first: the duplicate key's name goes into a message, and must be printable.
+        if suspect or (checked and _SUSPECT_ESCAPE.search(data) is not None):
+            check_text(value, path, controls=text)
         if _keys(value) != outside.count(b":"):
-            json.loads(text, object_pairs_hook=_pairs, **options)  # raises DUPLICATE_KEY
+            json.loads(decoded, object_pairs_hook=_pairs, **options)  # raises DUPLICATE_KEY
             raise _Refused(Code.DUPLICATE_KEY, "a key appears twice in one object")
         return value
     except _Refused as exc:
@@ -118,4 +241,4 @@ def load(data: bytes, path: str, *, ijson: bool = False, max_depth: int = MAX_DE
         raise VerifyFailure(Code.JSON_MALFORMED, f"malformed JSON: {exc}", path=path) from None
 
 
-__all__ = ["MAX_DEPTH", "SAFE_INTEGER", "depth", "load"]
+__all__ = ["MAX_DEPTH", "SAFE_INTEGER", "bad_text", "check_text", "depth", "load"]

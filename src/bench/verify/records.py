@@ -1,26 +1,71 @@
-"""The run inside a bundle: every record parses with its model and agrees with the manifest."""
+"""The run inside a bundle: every record parses with its model and agrees with the manifest.
+
+``load_run`` is the one reader of a bundle's records, for ``bench verify`` and for the board
+(``bench.board.load.BundlesLoader``), and it is safe on its own, before any other check ran:
+
+* the bundle directory must not be a symlink, and its files are opened without following one
+  and must be regular files (``PATH_UNSAFE``);
+* every size limit is enforced while reading, before a byte past it is decompressed or parsed
+  (``LIMIT_SIZE``): config, status and target at most ``MAX_RECORD_BYTES`` each;
+  attempts.jsonl.gz is inflated in chunks, at most ``MAX_FILE_BYTES`` and at most
+  ``MAX_GZIP_RATIO`` times its compressed size (``GZIP_RATIO_FLOOR`` for small files);
+  every line at most ``MAX_LINE_BYTES``; at most one attempt line per planned attempt (the
+  config's tasks x repeats, and ``MAX_ATTEMPT_LINES``) and one cassette line per model call the
+  attempts record (and ``MAX_CASSETTE_LINES``). A first streaming pass over both files only
+  counts and measures, so no line of either is parsed before both are known to be within
+  their caps (the cassette's count is held against the model calls once the attempts are
+  parsed); the second pass parses line by line and never holds the inflated file whole;
+* every string of every record must be text the board can show (``TEXT_INVALID``,
+  ``jsonsafe.load(text=True)``); the manifest's, in ``check_consistency``;
+* config.json's target must also be a valid ``TargetSpec`` (replays and re-drives build one
+  from it; ``RECORD_INVALID`` here rather than an exception there).
+"""
 
 from __future__ import annotations
 
-import gzip
 import io
+import os
+import stat
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from bench.core.validation import describe
-from bench.records.bundle import ATTEMPTS, CASSETTE, CONFIG, STATUS, TARGET, BundleManifest
+from bench.records.bundle import (
+    ATTEMPTS,
+    CASSETTE,
+    CONFIG,
+    MANIFEST,
+    STATUS,
+    TARGET,
+    BundleManifest,
+)
 from bench.records.run import AttemptRecord, RunConfig, RunStatus
-from bench.targets.base import redact_url
+from bench.targets.base import TargetSpec, redact_url
 
 from . import jsonsafe
 from .codes import Code
 from .failure import VerifyFailure
-from .layout import MAX_FILE_BYTES
+from .layout import (
+    GZIP_RATIO_FLOOR,
+    MAX_ATTEMPT_LINES,
+    MAX_CASSETTE_LINES,
+    MAX_FILE_BYTES,
+    MAX_GZIP_RATIO,
+    MAX_LINE_BYTES,
+    MAX_RECORD_BYTES,
+)
 
 M = TypeVar("M", bound=BaseModel)
+_PLANNED = "one per planned attempt: the config's tasks x repeats"
+_CALLS = "one per model call the attempts record"
+CHUNK = 1024 * 1024  # bytes read, or inflated, at a time
+_READ_COMPRESSED = 64 * 1024
+assert CHUNK <= MAX_LINE_BYTES  # a line inside one chunk is never over the line cap
 
 
 @dataclass(frozen=True)
@@ -39,53 +84,211 @@ def _model(model: type[M], value: Any, path: str) -> M:
         raise VerifyFailure(Code.RECORD_INVALID, message, path=path, field=field) from None
 
 
-def _gunzip(data: bytes, path: str) -> bytes:
+def _too_big(path: str, message: str) -> VerifyFailure:
+    return VerifyFailure(Code.LIMIT_SIZE, message, path=path)
+
+
+def _open(file: Path, max_bytes: int) -> IO[bytes]:
+    """``file`` opened for reading: a regular file, not through a symlink, at most
+    ``max_bytes`` long (re-checked while reading: the file may grow)."""
+    where = str(file)
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
-            out = handle.read(MAX_FILE_BYTES + 1)
-    except (OSError, EOFError) as exc:
-        raise VerifyFailure(Code.RECORD_INVALID, f"not gzip: {exc}", path=path) from None
-    if len(out) > MAX_FILE_BYTES:
+        fd = os.open(file, flags | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise VerifyFailure(Code.BUNDLE_FILE_MISSING, "not in the bundle", path=where) from None
+    except OSError as exc:
+        if file.is_symlink():
+            raise VerifyFailure(Code.PATH_UNSAFE, "is a symlink", path=where) from None
         raise VerifyFailure(
-            Code.LIMIT_SIZE, f"decompresses to more than {MAX_FILE_BYTES} bytes", path=path
-        )
-    return out
+            Code.BUNDLE_FILE_MISSING, f"cannot be read: {exc.strerror}", path=where
+        ) from None
+    info = os.fstat(fd)
+    problem = None
+    if not stat.S_ISREG(info.st_mode):
+        problem = VerifyFailure(Code.PATH_UNSAFE, "is not a regular file", path=where)
+    elif info.st_size > max_bytes:
+        problem = _too_big(where, f"larger than {max_bytes} bytes")
+    if problem is not None:
+        os.close(fd)
+        raise problem
+    return io.BufferedReader(io.FileIO(fd, "rb", closefd=True))
 
 
-def _lines(data: bytes, path: str) -> list[Any]:
-    return [
-        jsonsafe.load(line, f"{path}:{number}")
-        for number, line in enumerate(data.split(b"\n"), start=1)
-        if line.strip()
-    ]
+def _document(file: Path, model: type[M] | None = None) -> Any:
+    """One JSON document of at most ``MAX_RECORD_BYTES``, strict, with text the board can
+    show; validated with ``model`` when given."""
+    where = str(file)
+    with _open(file, MAX_RECORD_BYTES) as handle:
+        data = handle.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise _too_big(where, f"larger than {MAX_RECORD_BYTES} bytes")
+    value = jsonsafe.load(data, where, text=True)
+    return value if model is None else _model(model, value, where)
+
+
+# -- JSON Lines, streamed -----------------------------------------------------------------
+
+
+def _plain_chunks(handle: IO[bytes], path: str) -> Iterator[bytes]:
+    total = 0
+    while chunk := handle.read(CHUNK):
+        total += len(chunk)
+        if total > MAX_FILE_BYTES:
+            raise _too_big(path, f"larger than {MAX_FILE_BYTES} bytes")
+        yield chunk
+
+
+def _gzip_chunks(handle: IO[bytes], path: str, limit: int) -> Iterator[bytes]:
+    """The inflated bytes of a gzip file (one member or several), ``CHUNK`` at a time,
+    refused as soon as more than ``limit`` bytes come out."""
+    inflate = zlib.decompressobj(wbits=31)
+    total = 0
+    pending = b""
+    started = False
+    try:
+        while True:
+            if inflate.unconsumed_tail:
+                data = inflate.unconsumed_tail
+            elif pending:
+                data, pending = pending, b""
+            else:
+                data = handle.read(_READ_COMPRESSED)
+                if not data:
+                    break
+            started = True
+            out = inflate.decompress(data, CHUNK)
+            if out:
+                total += len(out)
+                if total > limit:
+                    raise _too_big(path, f"decompresses to more than {limit} bytes")
+                yield out
+            if inflate.eof:  # the member ended; another may follow
+                pending = inflate.unused_data
+                if not pending and not (pending := handle.read(_READ_COMPRESSED)):
+                    return
+                inflate = zlib.decompressobj(wbits=31)
+    except zlib.error as exc:
+        raise VerifyFailure(Code.RECORD_INVALID, f"not gzip: {exc}", path=path) from None
+    reason = "truncated" if started else "empty"
+    raise VerifyFailure(Code.RECORD_INVALID, f"not gzip: {reason}", path=path)
+
+
+def _count_lines(chunks: Iterator[bytes], path: str, max_lines: int, what: str) -> int:
+    """The number of lines (the last one may lack its newline; blank lines count), refused
+    as soon as there are more than ``max_lines`` or one is longer than ``MAX_LINE_BYTES``.
+    Only C loops per chunk: a line inside one chunk is shorter than the line cap."""
+    lines = 0
+    current = 0  # bytes of the line not yet ended
+    for chunk in chunks:
+        first = chunk.find(b"\n")
+        if first < 0:
+            current += len(chunk)
+        else:
+            if current + first > MAX_LINE_BYTES:
+                break
+            lines += chunk.count(b"\n")
+            if lines > max_lines:
+                raise _too_big(path, f"more than {max_lines} lines ({what})")
+            current = len(chunk) - chunk.rfind(b"\n") - 1
+        if current > MAX_LINE_BYTES:
+            break
+    else:
+        lines += current > 0
+        if lines > max_lines:
+            raise _too_big(path, f"more than {max_lines} lines ({what})")
+        return lines
+    raise _too_big(path, f"line {lines + 1} is longer than {MAX_LINE_BYTES} bytes")
+
+
+def _split(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """The lines of ``chunks``, without their newlines, one at a time."""
+    pending: list[bytes] = []
+    for chunk in chunks:
+        parts = chunk.split(b"\n")
+        if len(parts) == 1:
+            pending.append(chunk)
+            continue
+        pending.append(parts[0])
+        yield b"".join(pending)
+        yield from parts[1:-1]
+        pending = [parts[-1]] if parts[-1] else []
+    if pending:
+        yield b"".join(pending)
+
+
+def _parsed(
+    handle: IO[bytes], chunks: Callable[[IO[bytes]], Iterator[bytes]], where: str
+) -> Iterator[tuple[str, Any]]:
+    """``(path:line, value)`` for every non-blank line of the file, from its start, parsed
+    with ``jsonsafe.load(text=True)`` one line at a time."""
+    handle.seek(0)
+    for number, line in enumerate(_split(chunks(handle)), start=1):
+        if line.strip():
+            place = f"{where}:{number}"
+            yield place, jsonsafe.load(line, place, text=True)
+
+
+def _gzip_reader(file: Path) -> Callable[[IO[bytes]], Iterator[bytes]]:
+    where = str(file)
+
+    def chunks(handle: IO[bytes]) -> Iterator[bytes]:
+        size = os.fstat(handle.fileno()).st_size
+        limit = min(MAX_FILE_BYTES, MAX_GZIP_RATIO * max(size, GZIP_RATIO_FLOOR))
+        return _gzip_chunks(handle, where, limit)
+
+    return chunks
+
+
+def _plain_reader(file: Path) -> Callable[[IO[bytes]], Iterator[bytes]]:
+    where = str(file)
+    return lambda handle: _plain_chunks(handle, where)
 
 
 def load_run(bundle: Path) -> BundleRun:
-    where = {name: str(bundle / name) for name in (ATTEMPTS, CASSETTE, CONFIG, STATUS, TARGET)}
-    config = _model(
-        RunConfig, jsonsafe.load((bundle / CONFIG).read_bytes(), where[CONFIG]), where[CONFIG]
-    )
-    status = _model(
-        RunStatus, jsonsafe.load((bundle / STATUS).read_bytes(), where[STATUS]), where[STATUS]
-    )
-    target = jsonsafe.load((bundle / TARGET).read_bytes(), where[TARGET])
+    if bundle.is_symlink():
+        raise VerifyFailure(Code.PATH_UNSAFE, "the bundle directory is a symlink", path=str(bundle))
+    config = _document(bundle / CONFIG, RunConfig)
+    status = _document(bundle / STATUS, RunStatus)
+    target = _document(bundle / TARGET)
     if target != config.target:
         raise VerifyFailure(
-            Code.RECORD_INCONSISTENT, "differs from config.json's target", path=where[TARGET]
+            Code.RECORD_INCONSISTENT, "differs from config.json's target", path=str(bundle / TARGET)
         )
-    raw = _gunzip((bundle / ATTEMPTS).read_bytes(), where[ATTEMPTS])
-    attempts = [
-        _model(AttemptRecord, value, f"{where[ATTEMPTS]}:{number}")
-        for number, value in enumerate(_lines(raw, where[ATTEMPTS]), start=1)
-    ]
-    cassette = _lines((bundle / CASSETTE).read_bytes(), where[CASSETTE])
-    for number, entry in enumerate(cassette, start=1):
-        if not isinstance(entry, dict) or not {"request_hash", "response"} <= entry.keys():
-            raise VerifyFailure(
-                Code.RECORD_INVALID,
-                "a cassette line needs 'request_hash' and 'response'",
-                path=f"{where[CASSETTE]}:{number}",
-            )
+    try:  # what replays and re-drives build from it: refused here, not raised there
+        TargetSpec.model_validate(config.target)
+    except ValidationError as exc:
+        field, message = describe(exc)
+        raise VerifyFailure(
+            Code.RECORD_INVALID, message, path=str(bundle / CONFIG), field=f"target.{field}"
+        ) from None
+    where = {name: str(bundle / name) for name in (ATTEMPTS, CASSETTE)}
+    inflated = _gzip_reader(bundle / ATTEMPTS)
+    plain = _plain_reader(bundle / CASSETTE)
+    planned = min(MAX_ATTEMPT_LINES, len(config.task_set.task_ids) * config.repeats)
+    with (
+        _open(bundle / ATTEMPTS, MAX_FILE_BYTES) as gz,
+        _open(bundle / CASSETTE, MAX_FILE_BYTES) as jl,
+    ):
+        # Both files counted and measured before a line of either is parsed.
+        _count_lines(inflated(gz), where[ATTEMPTS], planned, _PLANNED)
+        lines = _count_lines(plain(jl), where[CASSETTE], MAX_CASSETTE_LINES, "a flat cap")
+        attempts = [
+            _model(AttemptRecord, value, place)
+            for place, value in _parsed(gz, inflated, where[ATTEMPTS])
+        ]
+        calls = sum(len(a.trace.exchanges) for a in attempts)
+        if lines > calls:
+            raise _too_big(where[CASSETTE], f"more than {calls} lines ({_CALLS})")
+        cassette: list[dict[str, Any]] = []
+        for place, entry in _parsed(jl, plain, where[CASSETTE]):
+            if not isinstance(entry, dict) or not {"request_hash", "response"} <= entry.keys():
+                raise VerifyFailure(
+                    Code.RECORD_INVALID,
+                    "a cassette line needs 'request_hash' and 'response'",
+                    path=place,
+                )
+            cassette.append(entry)
     return BundleRun(config, status, attempts, cassette)
 
 
@@ -94,6 +297,9 @@ def _inconsistent(message: str, path: Path, field: str | None = None) -> VerifyF
 
 
 def check_consistency(bundle: Path, run: BundleRun, manifest: BundleManifest) -> None:
+    # read_manifest refused surrogates and non-characters (I-JSON); controls, here, after its
+    # listed paths had their own, more precise code (a NUL in one is PATH_UNSAFE).
+    jsonsafe.check_text(manifest.model_dump(mode="json"), str(bundle / MANIFEST))
     config, status = run.config, run.status
     expected: list[tuple[str, Any, Any]] = [
         ("run_id", config.run_id, manifest.run_id),
