@@ -8,8 +8,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import random
+import shutil
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,9 +25,18 @@ from bench.signing import public_line, sign, signer_line
 from bench.signing.bundle import build_bundle, deterministic_gzip
 from bench.testing.agent_server import AgentServer
 from bench.verify import VerifyOptions, verify_bundle
-from bench.verify.provenance import content, overlap
+from bench.verify.provenance import (
+    Content,
+    content,
+    could_duplicate,
+    digest_of,
+    overlap,
+    read_other,
+)
 from bench.verify.sample import resolve_seed, seed_from
 
+BASE = Path(__file__).resolve().parents[1] / "fixtures" / "bundles" / "_base"
+ATTEMPTS = "attempts.jsonl.gz"
 ENTRANTS = ("mini-good", "mini-agent", "mini-crashes-on-refunds", "bob")
 
 
@@ -311,3 +323,64 @@ def test_content_ignores_names_case_and_spacing_and_sees_near_copies() -> None:
     assert (found.own_compared, found.all_shared, found.all_compared) == (0, 3, 3)
     assert found.duplicate
     assert not overlap(copies, {"t0": [quoted], "t1": [other], "t2": [other]}).duplicate
+
+
+def test_the_prefilter_never_hides_a_duplicate() -> None:
+    """``could_duplicate`` is a necessary condition: over random bundles built from a small
+    vocabulary (so near copies, exact copies and near misses all occur), whenever the full
+    comparison finds a duplicate, the prefilter lets the pair through; and it does skip
+    pairs (it is not a constant True)."""
+    rng = random.Random(14)
+    vocabulary = [f"w{i}" for i in range(40)]
+    skipped = duplicates = 0
+
+    def attempt() -> Content | None:
+        words = rng.sample(vocabulary, rng.randint(0, 12))
+        calls = [("tool", {"x": rng.randint(0, 2)})] if rng.random() < 0.3 else []
+        return content([" ".join(words)], calls, [" ".join(rng.sample(vocabulary, 5))])
+
+    def bundle() -> dict[str, list[Content]]:
+        out: dict[str, list[Content]] = {}
+        for task in range(rng.randint(1, 5)):
+            found = [a for a in (attempt() for _ in range(rng.randint(1, 3))) if a is not None]
+            if found:
+                out[f"t{task}"] = found
+        return out
+
+    def touched(source: dict[str, list[Content]]) -> dict[str, list[Content]]:
+        out: dict[str, list[Content]] = {}
+        for task, attempts in source.items():
+            kept = [a if rng.random() < 0.7 else (attempt() or a) for a in attempts]
+            out[task] = [  # a near copy: one word more, so another digest
+                replace(a, digest=a.digest + "x", words=a.words | {"x"}, own=a.own | {"x"})
+                if rng.random() < 0.8
+                else a
+                for a in kept
+            ]
+        return out
+
+    for _ in range(3000):
+        mine = bundle()
+        theirs = touched(mine) if rng.random() < 0.5 else bundle()
+        full = overlap(mine, theirs).duplicate
+        allowed = could_duplicate(mine, digest_of(theirs))
+        assert allowed or not full, (mine, theirs)
+        duplicates += full
+        skipped += not allowed
+    assert duplicates > 100 and skipped > 100, (duplicates, skipped)
+
+
+def test_another_bundle_is_read_once_per_process(tmp_path: Path) -> None:
+    """The board verifies every bundle, and each verification looks at every other one: the
+    other bundles' contents come from the process's cache until their file changes."""
+    (source,) = (p.parent for p in BASE.glob("results/*/*/manifest.json"))
+    bundle = tmp_path / "copy"
+    shutil.copytree(source, bundle)
+    first = read_other(bundle)
+    assert first is not None and read_other(bundle) is not None
+    assert read_other(bundle)[0] is first[0]  # type: ignore[index]
+    attempts = bundle / ATTEMPTS
+    data = gzip.decompress(attempts.read_bytes())
+    attempts.write_bytes(gzip.compress(data + b"\n"))  # a new file: read again
+    again = read_other(bundle)
+    assert again is not None and again[0] is not first[0] and again[0] == first[0]

@@ -36,7 +36,13 @@ is refused, and the refusal names the earlier one.
 
 Other bundles are read without their models (only answers, tool calls and messages are
 needed), with the verifier's size cap; one that cannot be read is skipped here (its own
-verification refuses it).
+verification refuses it). What is read is kept for the process, keyed by the file's path, size
+and modification time, so a board that verifies N bundles reads each once, not N times. Before
+two bundles are compared attempt by attempt, a necessary condition is checked per task against
+the union of the other bundle's words: an attempt can have a near copy there only if that union
+contains at least the threshold's share of its words (Jaccard at least t implies containment at
+least t) or its exact digest; when even these upper bounds do not make a duplicate, the pair is
+skipped. The verdict is the same as comparing every pair in full (a test checks both ways).
 """
 
 from __future__ import annotations
@@ -140,6 +146,76 @@ def contents_of_records(records: list[AttemptRecord]) -> Contents:
         if found is not None:
             out[record.task_id].append(found)
     return out
+
+
+@dataclass(frozen=True)
+class Digest:
+    """Per task, what any attempt of a bundle could share with another: the union of its own
+    words, of all its words, and its exact digests (the prefilter's necessary condition)."""
+
+    own: dict[str, frozenset[str]]
+    words: dict[str, frozenset[str]]
+    digests: dict[str, frozenset[str]]
+
+
+def digest_of(contents: Contents) -> Digest:
+    own: dict[str, frozenset[str]] = {}
+    words: dict[str, frozenset[str]] = {}
+    digests: dict[str, frozenset[str]] = {}
+    for task_id, attempts in contents.items():
+        own[task_id] = frozenset().union(*(a.own for a in attempts if a.distinctive))
+        words[task_id] = frozenset().union(*(a.words for a in attempts))
+        digests[task_id] = frozenset(a.digest for a in attempts)
+    return Digest(own, words, digests)
+
+
+def _contained(part: frozenset[str], whole: frozenset[str], share: float) -> bool:
+    return len(part & whole) >= share * len(part)
+
+
+def could_duplicate(mine: Contents, theirs: Digest) -> bool:
+    """Whether ``mine`` could be a duplicate of the bundle ``theirs`` digests: the rules of
+    ``Overlap.duplicate`` applied to upper bounds of the shared counts (an attempt with a near
+    copy there has its digest there, or has at least the threshold's share of its words in the
+    union of that task's words). False means ``overlap`` would not find a duplicate either."""
+    own_shared = own_compared = all_shared = all_compared = 0
+    for task_id, attempts in mine.items():
+        words = theirs.words.get(task_id)
+        if words is None:
+            continue
+        own, digests = theirs.own[task_id], theirs.digests[task_id]
+        for attempt in attempts:
+            exact = attempt.digest in digests
+            all_compared += 1
+            all_shared += exact or _contained(attempt.words, words, NEAR_ALL)
+            if attempt.distinctive:
+                own_compared += 1
+                own_shared += exact or _contained(attempt.own, own, NEAR_OWN)
+    return Overlap(own_shared, own_compared, all_shared, all_compared).duplicate
+
+
+_READ: dict[Path, tuple[tuple[int, int, int], Contents, Digest]] = {}
+
+
+def read_other(bundle: Path) -> tuple[Contents, Digest] | None:
+    """``contents_of_bundle`` and its digest, read once per process while the attempts file
+    keeps its size and modification time."""
+    path = (bundle / ATTEMPTS).resolve()
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    cached = _READ.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1], cached[2]
+    contents = contents_of_bundle(bundle)
+    if contents is None:
+        _READ.pop(path, None)
+        return None
+    found = (contents, digest_of(contents))
+    _READ[path] = (key, *found)
+    return found
 
 
 def contents_of_bundle(bundle: Path) -> Contents | None:
@@ -292,10 +368,10 @@ def check_provenance(bundle: Path, placement: Placement, run: BundleRun) -> None
     order: dict[Path, int] | None = None
     created: dict[Path, str] = {}
     for other in others:
-        theirs = contents_of_bundle(other)
-        if theirs is None:
+        read = read_other(other)
+        if read is None or not could_duplicate(mine, read[1]):
             continue
-        found = overlap(mine, theirs)
+        found = overlap(mine, read[0])
         if not found.duplicate:
             continue
         if order is None:
@@ -321,10 +397,14 @@ __all__ = [
     "OWN_SHARE",
     "Content",
     "Overlap",
+    "Digest",
     "check_provenance",
     "content",
     "contents_of_bundle",
+    "could_duplicate",
+    "digest_of",
     "contents_of_records",
     "landing_order",
     "overlap",
+    "read_other",
 ]
