@@ -32,6 +32,8 @@ def _codes_in_source() -> set[str]:
     codes: set[str] = set()
     for path in (REPO / "src" / "bench").rglob("*.py"):
         for line in path.read_text(encoding="utf-8").splitlines():
+            # a constant named as its value, e.g. REQUEST_REFUSED = "REQUEST_REFUSED"
+            codes |= set(re.findall(r'^([A-Z][A-Z_]+)\s*=\s*"\1"$', line))
             if "code" in line:
                 codes |= set(re.findall(r'code(?::\s*str)?\s*=\s*"([A-Z][A-Z_]+)"', line))
                 codes |= set(re.findall(r'else "([A-Z][A-Z_]+)"', line))

@@ -122,6 +122,27 @@ def test_an_attempt_timeout_is_errored(mini: Path) -> None:
     assert record.reason == "no final answer within 0.2s (attempt timeout)"
 
 
+def test_the_timeout_option_can_raise_a_tasks_own_limit(mini: Path) -> None:
+    """--timeout replaces the task's limit, up as well as down: a task that allows 0.1 s and
+    an entrant that needs 0.5 s errors by itself, and is answered with --timeout 5."""
+    tasks = mini / "tasks" / "mini.yaml"
+    text = tasks.read_text()
+    tasks.write_text(
+        text.replace(
+            "    because: The refund window is the fact customers ask about most.",
+            "    limits: {timeout_s: 0.1}\n"
+            "    because: The refund window is the fact customers ask about most.",
+            1,
+        )
+    )
+    run, _ = start_run(request(mini, "slow", task_ids=("qa-0001",)))
+    [record] = run.attempts()
+    assert record.outcome == "errored" and "0.1s" in (record.reason or "")
+    run, _ = start_run(request(mini, "slow", task_ids=("qa-0001",), attempt_timeout_s=5))
+    [record] = run.attempts()
+    assert record.outcome == "scored", record.reason
+
+
 def test_a_seconds_budget_is_over_budget(mini: Path) -> None:
     run, _ = start_run(
         request(mini, "slow", task_ids=("qa-0001",), task_budget=Budget(seconds=0.2))

@@ -384,3 +384,56 @@ def test_another_bundle_is_read_once_per_process(tmp_path: Path) -> None:
     attempts.write_bytes(gzip.compress(data + b"\n"))  # a new file: read again
     again = read_other(bundle)
     assert again is not None and again[0] is not first[0] and again[0] == first[0]
+
+
+def test_failed_model_calls_are_bound_and_a_refused_request_is_an_explained_fault(
+    tmp_path: Path, mini: Path, keys: dict[str, Path]
+) -> None:
+    """Against the mock server: the first model call is refused as malformed (a harness fault,
+    REQUEST_REFUSED) and one later call fails for good (an errored attempt). Both failed calls
+    are in the attempts and the cassette; the bundle verifies, the re-drive reproducing the
+    harness fault from its recorded refusal; a forged refusal on an answered attempt does not."""
+    from bench.testing.mock_server import MockServer
+
+    with MockServer(max_seconds=120) as server:
+        target = mini / "targets" / "refused.yaml"
+        target.write_text(
+            "\n".join(
+                [
+                    "format_version: 1",
+                    "kind: openai",
+                    "entrant: mini-good",
+                    "display_name: mini good over http",
+                    "model: bench-mock",
+                    f"base_url: {server.fault_url('invalid,times=1')}/v1",
+                    "retry: {max_attempts: 1}",
+                ]
+            )
+            + "\n"
+        )
+        bundle = _bundle(mini, target, "mini-good", keys, tmp_path)
+    records = _attempts(bundle)
+    faults = [r for r in records if r["outcome"] == "harness_fault"]
+    assert [r["fault"] for r in faults] == ["REQUEST_REFUSED"]
+    (refused,) = faults[0]["trace"]["exchanges"]  # type: ignore[index]
+    assert refused["response"]["error"]["code"] == "REQUEST_REFUSED"
+    cassette = (bundle / "cassette.jsonl").read_text().splitlines()
+    assert sum('"REQUEST_REFUSED"' in line for line in cassette) == 1
+    verdict = verify_bundle(bundle, _options(tmp_path, mini))
+    assert verdict.valid, verdict.message
+    # an answered attempt relabelled as refused, its recording forged to match: its re-drive
+    # no longer ends where the trace does
+    answered = next(r for r in records if r["outcome"] == "scored")
+    answered["outcome"], answered["fault"], answered["value"] = (
+        "harness_fault",
+        "REQUEST_REFUSED",
+        None,
+    )
+    answered["passed"], answered["verdicts"] = None, []
+    _resign(
+        bundle,
+        keys["mini-good"],
+        {ATTEMPTS: deterministic_gzip(b"".join(json.dumps(r).encode() + b"\n" for r in records))},
+    )
+    verdict = verify_bundle(bundle, _options(tmp_path, mini))
+    assert not verdict.valid

@@ -50,7 +50,9 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
 @click.option(
-    "--timeout", type=click.FloatRange(min=0, min_open=True), help="Per-attempt timeout (s)."
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Per-attempt timeout (s), replacing each task's own limit (up or down).",
 )
 @click.option("--seed", type=int, default=None, help="Seed recorded with the run.")
 @click.option("--resume", "resume_ref", help="Continue this run (id, prefix, path or 'latest').")

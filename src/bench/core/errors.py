@@ -74,11 +74,16 @@ class HarnessFault(BenchError):
     default_code = "HARNESS_FAULT"
 
 
-HARNESS_FAULT_CODES = frozenset({"HARNESS_FAULT", "WORLD_TOOL_DATA", "HARNESS_EXCEPTION"})
+HARNESS_FAULT_CODES = frozenset(
+    {"HARNESS_FAULT", "WORLD_TOOL_DATA", "HARNESS_EXCEPTION", "REQUEST_REFUSED"}
+)
 """The harness-fault list: the only codes an attempt's ``fault`` may carry. ``WORLD_TOOL_DATA``:
-a task's mock world cannot run a tool (its data or schema is broken); ``HARNESS_FAULT``: any
-other typed fault of ours; ``HARNESS_EXCEPTION``: an exception of ours that has no type of its
-own (a bug). ``bench verify`` re-drives every such attempt and must see the same code."""
+a task's mock world cannot run a tool (its data or schema is broken); ``REQUEST_REFUSED``: the
+model server refused the harness's own request as malformed (a validation error of its request
+schema), so the request's shape is ours to fix; ``HARNESS_FAULT``: any other typed fault of
+ours; ``HARNESS_EXCEPTION``: an exception of ours that has no type of its own (a bug).
+``bench verify`` re-drives every such attempt and must see the same code (a refused request is
+recorded in the cassette, with the server's words, like any failed model call)."""
 
 
 def fault_code(exc: BaseException) -> str:

@@ -87,6 +87,17 @@ class Usage(Strict):
         )
 
 
+FAILED_CALL = "error"
+"""The one key of a failed model call's recorded response: ``{"error": {"code", "message"}}``.
+A successful response (a recorded ``ModelResponse``) never has it, so a cassette line and an
+exchange say which they are without a new field; replaying one raises the recorded error."""
+
+
+def failed_call(code: str, message: str) -> dict[str, Any]:
+    """The recorded response of a model call that failed with ``code`` and ``message``."""
+    return {FAILED_CALL: {"code": code, "message": message}}
+
+
 class Exchange(Strict):
     """One model call: the full request and response, as a cassette stores them."""
 
@@ -125,6 +136,7 @@ class Trace(Strict):
 
 
 __all__ = [
+    "FAILED_CALL",
     "Exchange",
     "Message",
     "Role",
@@ -133,4 +145,5 @@ __all__ = [
     "ToolDef",
     "Trace",
     "Usage",
+    "failed_call",
 ]

@@ -20,9 +20,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.core.canonical import canonical_json
-from bench.core.errors import BenchError, EntrantError
+from bench.core.errors import BenchError, EntrantError, HarnessFault
 from bench.core.trace import Exchange, Message, ToolCall, Trace, Usage
-from bench.targets.base import ModelRequest, ModelResponse, Pricing, Target, is_agent
+from bench.targets.base import (
+    FAILED_CALL,
+    REQUEST_REFUSED,
+    ModelRequest,
+    ModelResponse,
+    Pricing,
+    Target,
+    failed_call,
+    is_agent,
+)
 from bench.tasks.model import Task
 from bench.world import World
 from bench.world.selection import select_tool_defs
@@ -56,7 +65,10 @@ class TraceBuilder:
     started: float = field(default_factory=time.perf_counter)
 
     def build(self) -> Trace:
-        measured = self.usage_complete and bool(self.exchanges)
+        # Measured when every answered call reported its tokens, and at least one answered.
+        measured = self.usage_complete and any(
+            FAILED_CALL not in e.response for e in self.exchanges
+        )
         return Trace(
             messages=list(self.messages),
             tool_calls=list(self.tool_calls),
@@ -115,14 +127,36 @@ class Attempt:
         )
 
     async def _complete(self, request: ModelRequest) -> ModelResponse:
+        began = time.perf_counter()
         try:
             return await self.target.complete(request)
         except EntrantError as exc:
+            self._failed(request, code=exc.code, message=exc.message, began=began)
             raise EntrantFault(f"{exc.code}: {exc.message}") from None
+        except HarnessFault as exc:
+            if exc.code == REQUEST_REFUSED:  # the server's refusal of our request: recorded
+                self._failed(request, code=exc.code, message=exc.message, began=began)
+            raise
         except BenchError:
             raise
         except Exception as exc:  # whatever the entrant raised is the entrant's failure
+            reason = f"{type(exc).__name__}: {exc}"
+            self._failed(request, code="ENTRANT_EXCEPTION", message=reason, began=began)
             raise EntrantFault(f"{type(exc).__name__}: {exc}") from None
+
+    def _failed(self, request: ModelRequest, *, code: str, message: str, began: float) -> None:
+        """A model call that failed leaves its exchange too: the request and the error, so the
+        trace and the cassette show what was asked and what came back (no tokens, no cost)."""
+        wire, request_hash = self.recorder.wire(request)
+        self.trace.exchanges.append(
+            Exchange(
+                index=len(self.trace.exchanges),
+                request_hash=request_hash,
+                request=wire,
+                response=failed_call(code, message),
+                latency_s=round(time.perf_counter() - began, 6),
+            )
+        )
 
     async def _agent_turn(self, turn: int) -> None:
         limit = self.task.limits.max_turns

@@ -95,9 +95,9 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
         pricing=plan.target.spec.pricing,
         tools=plan.tools,
     )
-    limits = [task.limits.timeout_s]
-    if config.attempt_timeout_s is not None:
-        limits.append(config.attempt_timeout_s)
+    # --timeout replaces the task's own limit, up or down (a slow local engine needs more than
+    # a task's default); the config records it, so runs with other limits never share a cohort.
+    limits = [config.attempt_timeout_s or task.limits.timeout_s]
     seconds_cap = budget.seconds
     timeout = min([*limits, seconds_cap] if seconds_cap is not None else limits)
     outcome, reason, exceeded = "scored", None, []

@@ -33,6 +33,7 @@ from bench.core.secrets import (
     config_findings,
     status_findings,
 )
+from bench.core.trace import FAILED_CALL
 from bench.records.bundle import (
     ATTEMPTS,
     CASSETTE,
@@ -119,15 +120,53 @@ def portable_config(config: RunConfig, paths: PortablePaths) -> dict[str, Any]:
     return data
 
 
+def _portable_failure(response: dict[str, Any], paths: PortablePaths) -> dict[str, Any]:
+    """A failed call's recorded response with local paths rewritten in its error message (what
+    the harness or the entrant's exception said); any other response as it is."""
+    failure = response.get(FAILED_CALL)
+    if not isinstance(failure, dict) or not isinstance(failure.get("message"), str):
+        return response
+    message = paths.text(failure["message"])
+    if message == failure["message"]:
+        return response
+    return {**response, FAILED_CALL: {**failure, "message": message}}
+
+
 def portable_record(record: AttemptRecord, paths: PortablePaths) -> AttemptRecord:
-    """An attempt with local paths rewritten in what the harness wrote of it (``reason``).
-    The trace, the verdict sentences and the safety notes are never touched: the verifier
-    re-drives the trace and recomputes the others from it."""
+    """An attempt with local paths rewritten in what the harness wrote of it: ``reason`` and
+    the error messages of failed model calls (the cassette gets the same rewrite, so the two
+    stay equal). The rest of the trace, the verdict sentences and the safety notes are never
+    touched: the verifier re-drives the trace and recomputes the others from it."""
+    update: dict[str, Any] = {}
     if record.reason:
         reason = paths.text(record.reason)
         if reason != record.reason:
-            return record.model_copy(update={"reason": reason})
-    return record
+            update["reason"] = reason
+    exchanges = record.trace.exchanges
+    rewritten = [
+        e.model_copy(update={"response": _portable_failure(e.response, paths)}) for e in exchanges
+    ]
+    if any(a.response is not b.response for a, b in zip(exchanges, rewritten, strict=True)):
+        update["trace"] = record.trace.model_copy(update={"exchanges": rewritten})
+    return record.model_copy(update=update) if update else record
+
+
+def portable_cassette(data: bytes, paths: PortablePaths) -> bytes:
+    """The cassette with failed calls' error messages made portable like the attempts'."""
+    if f'"{FAILED_CALL}"'.encode() not in data:
+        return data
+    out = []
+    for line in data.splitlines(keepends=True):
+        if line.strip():
+            entry = json.loads(line)
+            response = entry.get("response")
+            if isinstance(response, dict):
+                portable = _portable_failure(response, paths)
+                if portable is not response:
+                    entry["response"] = portable
+                    line = json.dumps(entry, ensure_ascii=False).encode() + b"\n"
+        out.append(line)
+    return b"".join(out)
 
 
 def _refuse(finding: Finding, path: Path) -> InputError:
@@ -232,7 +271,7 @@ def payload(
     lines = b"".join(canonical_json(r.model_dump(mode="json")) + b"\n" for r in records)
     plain = {
         ATTEMPTS: lines,
-        CASSETTE: cassette.read_bytes(),
+        CASSETTE: portable_cassette(cassette.read_bytes(), paths),
         CONFIG: _pretty(published),
         STATUS: _pretty(status),
         TARGET: _pretty(published["target"]),

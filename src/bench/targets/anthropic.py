@@ -229,6 +229,14 @@ class MessageStream:
                     retryable=True,
                 )
             )
+        if stop_reason is None:  # message_stop without a stop_reason: maybe cut short
+            raise AttemptFailed(
+                Failure(
+                    code="ENDPOINT_STREAM_CUT",
+                    message="the stream ended with no stop_reason: the answer may be cut short",
+                    retryable=True,
+                )
+            )
         for index, pieces in partial.items():
             block = blocks.get(index)
             if block is None:

@@ -13,9 +13,10 @@ from urllib.parse import urlsplit
 from pydantic import Field, PrivateAttr
 
 from bench.core.canonical import canonical_json, sha256_hex
+from bench.core.errors import HARNESS_FAULT_CODES, EntrantError, HarnessFault
 from bench.core.ids import ID_PATTERN
 from bench.core.models import FORMAT_VERSION, Strict
-from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
+from bench.core.trace import FAILED_CALL, Message, ToolCallRequest, ToolDef, Usage, failed_call
 from bench.tasks.cases.check import PolicyFile
 
 
@@ -51,6 +52,23 @@ class ModelResponse(Strict):
         dumped = self.model_dump(mode="json", exclude={"raw"})
         dumped["raw"] = self.raw
         return dumped
+
+
+REQUEST_REFUSED = "REQUEST_REFUSED"
+"""The harness-fault code of a model call the server refused as malformed (a validation error
+of the harness's own request): ours to fix, never the entrant's error."""
+
+
+def raise_recorded_failure(response: dict[str, Any]) -> None:
+    """Raise the error a recorded failed call carries (nothing for a successful one): the
+    harness's own fault as ``HarnessFault``, anything else as the entrant's ``EntrantError``."""
+    failure = response.get(FAILED_CALL)
+    if not isinstance(failure, dict):
+        return
+    code, message = str(failure.get("code", "")), str(failure.get("message", ""))
+    if code in HARNESS_FAULT_CODES:
+        raise HarnessFault(message, code=code)
+    raise EntrantError(message, code=code or "ENTRANT_ERROR")
 
 
 TOOL_CHOICE_NOT_ENFORCED = "tool_choice_not_enforced"
@@ -275,6 +293,10 @@ def is_agent(target: object) -> bool:
 
 
 __all__ = [
+    "FAILED_CALL",
+    "REQUEST_REFUSED",
+    "failed_call",
+    "raise_recorded_failure",
     "AGENT_KINDS",
     "AgentReply",
     "AgentTarget",

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from bench.core.errors import CassetteMiss, InputError
 from bench.core.files import parse_json
 
-from .base import ModelRequest, ModelResponse, TargetSpec
+from .base import FAILED_CALL, ModelRequest, ModelResponse, TargetSpec, raise_recorded_failure
 
 CASSETTE_FILE = "cassette.jsonl"
 
@@ -77,6 +77,7 @@ class CassetteTarget:
                 f"the cassette has no exchange for this request (sha256 {digest[:12]}; "
                 f"{context}{self.size} exchanges recorded in {self.source})"
             )
+        raise_recorded_failure(chosen["response"])  # a failed call fails again, the same way
         try:
             return ModelResponse.model_validate(chosen["response"])
         except ValidationError as exc:
@@ -97,8 +98,9 @@ class CassetteTarget:
                 if same and id(entry) not in self._used:
                     self._used.add(id(entry))
                     return entry
-        # Deterministic entrants send identical requests everywhere: any recording answers.
-        return candidates[0]
+        # Deterministic entrants send identical requests everywhere: any recording answers,
+        # an answered one first (another attempt's failed call is not this one's).
+        return next((e for e in candidates if FAILED_CALL not in e["response"]), candidates[0])
 
     async def aclose(self) -> None:
         return None

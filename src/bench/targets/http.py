@@ -27,6 +27,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import asynccontextmanager, suppress
@@ -39,10 +40,10 @@ from urllib.parse import urlsplit
 import httpx
 
 from bench import __version__
-from bench.core.errors import EntrantError
+from bench.core.errors import EntrantError, HarnessFault
 
 from . import wire
-from .base import RetrySettings, TargetSpec
+from .base import REQUEST_REFUSED, RetrySettings, TargetSpec
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
 MAX_ERROR_BYTES = 64 * 1024
@@ -191,8 +192,24 @@ def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
     return value
 
 
+ERROR_TEXT_LIMIT = 2000
+"""How much of a server's error text a failure keeps: enough for a validation error's field
+path and message (300 hid the cause of llama-cpp-python's refusals)."""
+
+# How servers word a refusal of the request's own shape: pydantic (llama-cpp-python, vLLM,
+# LiteLLM), FastAPI's 422 detail, JSON Schema validators. Matched on the error text of a 400,
+# 422 or 500; a context-length or content-policy refusal does not match.
+_REQUEST_SHAPE = re.compile(
+    r"validation error|Input should be|Field required|Extra inputs are not permitted"
+    r"|is not of type|\bunexpected (?:keyword|field|argument)|\bunrecognized (?:field|key)"
+    r"|['\"]loc['\"]\s*:",
+    re.IGNORECASE,
+)
+
+
 def _error_text(body: bytes) -> str:
-    """The server's own words about an error, short: ``error.message`` or the text."""
+    """The server's own words about an error: ``error.message`` or the text, whitespace
+    squashed, at most ``ERROR_TEXT_LIMIT`` characters."""
     text = body.decode("utf-8", errors="replace").strip()
     try:
         data = json.loads(text)
@@ -206,13 +223,20 @@ def _error_text(body: bytes) -> str:
             text = error
         elif isinstance(data.get("message"), str):
             text = data["message"]
+        elif isinstance(data.get("detail"), list | str):  # FastAPI's 422
+            text = json.dumps(data["detail"], ensure_ascii=False)
     text = " ".join(text.split())
-    return text[:300] + ("…" if len(text) > 300 else "")
+    limit = ERROR_TEXT_LIMIT
+    return text[:limit] + ("…" if len(text) > limit else "")
 
 
 def classify_status(status: int, headers: Mapping[str, str], body: bytes) -> Failure:
     detail = _error_text(body)
     message = f"HTTP {status}" + (f": {detail}" if detail else "")
+    if status in (400, 422, 500) and _REQUEST_SHAPE.search(detail):
+        # The server says our request does not fit its schema: asking again cannot help, and
+        # it is the harness's fault, not the entrant's (recorded as a harness fault).
+        return Failure(code=REQUEST_REFUSED, message=message, retryable=False, status=status)
     retry_after = parse_retry_after(headers.get("retry-after"))
     if status in (408, 429) or status >= 500:
         if status == 408:
@@ -380,7 +404,7 @@ class HttpEndpoint:
         try:
             async with asyncio.timeout(self.spec.timeouts.deadline_s + DEADLINE_GRACE_S):
                 reply = await self._retry(self.base_url + path, payload, stream, deadline, log)
-        except EntrantError:
+        except (EntrantError, HarnessFault):
             raise
         except TimeoutError:
             failure = Failure(
@@ -474,7 +498,7 @@ class HttpEndpoint:
 
     def _give_up(
         self, failure: Failure, log: list[dict[str, Any]], started: float, note: str | None
-    ) -> EntrantError:
+    ) -> EntrantError | HarnessFault:
         tries = len(log)
         if not failure.retryable:
             detail = f"{failure.message} (not retried)"
@@ -482,6 +506,13 @@ class HttpEndpoint:
             detail = (
                 f"{failure.message} (gave up after {tries} attempt{'s' if tries != 1 else ''} "
                 f"in {time.monotonic() - started:.1f}s" + (f"; {note}" if note else "") + ")"
+            )
+        if failure.code == REQUEST_REFUSED:
+            return HarnessFault(
+                scrub(
+                    f"the server refused the harness's request as malformed: {detail}", self.secrets
+                ),
+                code=REQUEST_REFUSED,
             )
         return EntrantError(scrub(detail, self.secrets), code=failure.code)
 

@@ -83,7 +83,8 @@ def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
         if message.role == "assistant":
             item: dict[str, Any] = {"role": "assistant", "content": message.content}
             if message.tool_calls:
-                item["content"] = message.content or None
+                # A string, even empty: OpenAI accepts "" as well as null, and servers with a
+                # strict request schema (llama-cpp-python's) refuse null with HTTP 500.
                 item["tool_calls"] = [
                     {
                         "id": call.id,
@@ -133,6 +134,9 @@ def request_body(request: ModelRequest, spec: TargetSpec) -> dict[str, Any]:
     body["messages"] = wire_messages(request.messages)
     if request.tools:
         body["tools"] = wire_tools(request.tools)
+        # Said even when it is the default: some servers (llama-cpp-python's) silently drop
+        # the tools of a request that does not name a tool_choice.
+        body.setdefault("tool_choice", "auto")
     else:
         body.pop("tool_choice", None)
     if spec.stream:
@@ -265,6 +269,15 @@ class ChatStream:
                 Failure(
                     code="ENDPOINT_BAD_JSON",
                     message="the stream ended before its last event",
+                    retryable=True,
+                )
+            )
+        if finish is None:  # [DONE] came, but no chunk ever said the answer ended
+            raise AttemptFailed(
+                Failure(
+                    code="ENDPOINT_STREAM_CUT",
+                    message="the stream sent [DONE] with no finish_reason: the answer may be "
+                    "cut short",
                     retryable=True,
                 )
             )

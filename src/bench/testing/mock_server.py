@@ -32,6 +32,14 @@ unset); path plans are counted per distinct plan text:
     empty                        a 200 with neither content nor tool calls
     inband                       an error inside a 200: an error event half-way through a
                                  stream, or an error object as the whole body
+    strict                       a server with a strict request schema, as llama-cpp-python's
+                                 is: a message whose ``content`` is not a string (``null``
+                                 beside ``tool_calls``) is HTTP 500 with a validation error;
+                                 tools offered without ``tool_choice`` are silently ignored
+    nofinish                     a stream whose last chunk has no ``finish_reason`` before
+                                 ``[DONE]`` (an answer cut short)
+    invalid                      HTTP 500 with a long validation error about the request's
+                                 ``messages`` (a server refusing the request's shape)
     delay,s=0.5                  answer normally after 0.5 s
     (any kind),latency=0.2       wait 0.2 s first
 
@@ -84,7 +92,10 @@ KEEP_ALIVE_IDLE_S = 5.0  # uvicorn's default
 MAX_RECORDED = 10_000
 MAX_HEAD_BYTES = 64 * 1024
 DEFAULT_MAX_SECONDS = 600.0
-FAULT_KINDS = ("drip", "reset", "truncate", "badargs", "empty", "inband", "delay")
+FAULT_KINDS = (
+    "drip", "reset", "truncate", "badargs", "empty", "inband", "delay", "strict", "nofinish",
+    "invalid",
+)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,6 +390,24 @@ def _sse(data: Any, event: str | None = None) -> bytes:
 
 def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def strict_problem(body: dict[str, Any]) -> str | None:
+    """What a server with a pydantic request schema (llama-cpp-python's) says about a chat
+    request whose messages carry a ``content`` that is not a string, else None."""
+    errors = [
+        {
+            "type": "string_type",
+            "loc": ["body", "messages", index, "content"],
+            "msg": "Input should be a valid string",
+            "input": message.get("content"),
+        }
+        for index, message in enumerate(_list(body.get("messages")))
+        if isinstance(message, dict) and not isinstance(message.get("content"), str)
+    ]
+    if not errors:
+        return None
+    return f"{len(errors)} validation error(s) for CreateChatCompletionRequest: {errors!r}"
 
 
 def openai_reply(body: dict[str, Any], fault: Fault | None) -> tuple[dict[str, Any], list[bytes]]:
@@ -868,7 +897,24 @@ class MockServer:
         if fault is not None and fault.kind == "status":
             await self._send_fault_status(writer, fault, anthropic)
             return
+        if fault is not None and fault.kind == "invalid":
+            where = ", ".join(f"('body', 'messages', {i}, 'content')" for i in range(12))
+            problem = (
+                "12 validation errors for CreateChatCompletionRequest: Input should be a valid "
+                f"string [type=string_type] at {where}; the request cannot be served as sent"
+            )
+            await self._send_json(writer, 500, {"error": {"message": problem}})
+            return
+        if fault is not None and fault.kind == "strict" and not anthropic:
+            refusal = strict_problem(body)
+            if refusal is not None:
+                await self._send_json(writer, 500, {"error": {"message": refusal}})
+                return
+            if body.get("tools") and "tool_choice" not in body:
+                body = {key: value for key, value in body.items() if key != "tools"}
         whole, events = anthropic_reply(body, fault) if anthropic else openai_reply(body, fault)
+        if fault is not None and fault.kind == "nofinish" and events:
+            events = [e for e in events if b'"finish_reason": "' not in e]
         if fault is not None and fault.kind == "inband":
             error = {"type": "overloaded_error", "message": "mock fault: an error in a 200"}
             if body.get("stream") is not True:

@@ -47,7 +47,14 @@ from bench.runner.agent import ToolServer, ToolSession
 from bench.runner.attempt import Attempt, EntrantFault
 from bench.runner.budget import Meter, OverBudget, effective_budget
 from bench.targets.agent import TOKEN_REDACTED, AgentReplyError, read_usage, wire_messages
-from bench.targets.base import AGENT_KINDS, AgentReply, ModelRequest, ModelResponse, TargetSpec
+from bench.targets.base import (
+    AGENT_KINDS,
+    AgentReply,
+    ModelRequest,
+    ModelResponse,
+    TargetSpec,
+    raise_recorded_failure,
+)
 from bench.tasks.load import TaskSet
 from bench.tasks.model import Task
 from bench.world import World
@@ -90,6 +97,7 @@ class _Recorded:
             )
             raise _RecordingEnds("diverged")
         self.used += 1
+        raise_recorded_failure(recorded["response"])  # a recorded failure fails again
         return ModelResponse.model_validate(recorded["response"])
 
     async def aclose(self) -> None:
