@@ -47,6 +47,49 @@ def test_a_server_that_declares_nothing_is_unknown() -> None:
     assert report.models == ["bench-mock", "bench-mock-parallel"]
 
 
+def test_a_server_named_only_in_its_openapi_document() -> None:
+    """llama-cpp-python's server names itself nowhere but in ``/openapi.json`` (its
+    ``/v1/models`` says ``owned_by: me``): the probe reads the title and the version there."""
+    import json as json_module
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    documents = {
+        "/v1/models": {"object": "list", "data": [{"id": "smollm2", "owned_by": "me"}]},
+        "/openapi.json": {"openapi": "3.1.0", "info": {"title": "🦙 llama.cpp Python API",
+                                                       "version": "0.3.36"}},
+    }  # fmt: skip
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            document = documents.get(self.path)
+            body = json_module.dumps(document if document else {"detail": "Not Found"}).encode()
+            self.send_response(200 if document else 404)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        report = asyncio.run(probe(url + "/v1"))
+        documents.pop("/openapi.json")
+        quiet = CliRunner().invoke(probe_command, ["--base-url", url + "/v1"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (report.engine, report.version) == ("llama.cpp", "0.3.36")
+    assert "/openapi.json: title '🦙 llama.cpp Python API'" in report.evidence
+    assert quiet.exit_code == 0, quiet.output
+    assert "declared: nothing (engine unknown); looked at: /v1/models 200" in quiet.output
+    assert "/openapi.json 404" in quiet.output
+
+
 def test_a_key_protected_server_says_so() -> None:
     with MockServer(api_key="sk-probe-key-123456", max_seconds=30) as guarded:
         without = asyncio.run(probe(guarded.url))

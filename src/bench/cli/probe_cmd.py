@@ -91,7 +91,8 @@ def probe(
             for line in report.evidence:
                 click.echo(f"  declared: {line}")
             if not report.evidence:
-                click.echo("  declared: nothing (engine unknown)")
+                looked = ", ".join(f"{path} {said}" for path, said in report.endpoints.items())
+                click.echo(f"  declared: nothing (engine unknown); looked at: {looked}")
             details = [
                 f"{name} {value}"
                 for name, value in (

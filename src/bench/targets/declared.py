@@ -89,6 +89,11 @@ def version(found: dict[str, httpx.Response], names_engine: Callable[[str], obje
         said = _text(_get(body(found, path), key))
         if said is not None:
             return said
+    title = _text(_get(body(found, "/openapi.json"), "info", "title"))
+    if title is not None and names_engine(title):  # the API's version is the engine's there
+        said = _text(_get(body(found, "/openapi.json"), "info", "version"))
+        if said is not None:
+            return said
     for answer in found.values():
         server = answer.headers.get("server")
         if server and names_engine(server) and (match := SERVER_VERSION.match(server.strip())):

@@ -2,8 +2,9 @@
 
 The engine is named only from what the server declares about itself — a ``Server`` header, a
 LiteLLM ``x-litellm-*`` header, the ``/health``, ``/info``, ``/props`` or ``/`` body, the
-``owned_by`` of its models, the namespace of its ``/metrics`` names — and never from the port
-it listens on. A server that declares nothing is ``unknown``.
+``owned_by`` of its models, the title of its ``/openapi.json`` (llama-cpp-python names itself
+only there), the namespace of its ``/metrics`` names — and never from the port it listens on.
+A server that declares nothing is ``unknown``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ PATHS = (
     "/version",
     "/api/version",
     "/api/tags",
+    "/openapi.json",
 )
 # Ports the usual servers listen on by default; scanned, never used to name an engine.
 DEFAULT_PORTS: tuple[int, ...] = (8000, 8080, 30000, 11434, 4000, 3000, 1234, 5000)
@@ -188,6 +190,13 @@ def identify(found: dict[str, httpx.Response]) -> tuple[str, list[str], list[str
             text = answer.content[:200].decode("utf-8", errors="replace").strip()
             if text and (engine := declared(text)):
                 evidence.append((rank, engine, f"{path}: says {text[:60]!r}"))
+    openapi = found.get("/openapi.json")
+    if openapi is not None and openapi.status_code == 200:
+        info = _json(openapi)
+        info = info.get("info") if isinstance(info, dict) else None
+        title = info.get("title") if isinstance(info, dict) else None
+        if isinstance(title, str) and (engine := declared(title)):
+            evidence.append((5, engine, f"/openapi.json: title {title[:60]!r}"))
     metrics = found.get("/metrics")
     if metrics is not None and metrics.status_code == 200:
         seen: set[str] = set()
