@@ -69,9 +69,7 @@ def sign(message: bytes, key: Ed25519PrivateKey, namespace: str = NAMESPACE) -> 
         + wire.string(HASH_ALGORITHM)
         + wire.string(wire.string(KEY_TYPE) + wire.string(raw))
     )
-    encoded = base64.b64encode(blob).decode("ascii")
-    lines = [encoded[i : i + 70] for i in range(0, len(encoded), 70)]
-    return "\n".join([BEGIN, *lines, END]) + "\n"
+    return armour(blob)
 
 
 def parse(armoured: str, path: str | Path | None = None) -> SshSig:
@@ -106,7 +104,17 @@ def parse(armoured: str, path: str | Path | None = None) -> SshSig:
         raise bad("truncated or not text where text belongs") from None
     if not reader.done():
         raise bad("trailing bytes")
+    if armoured != armour(blob):  # the one unhashed file: no byte of it may vary
+        raise bad("not in the canonical armour (70-column base64, one trailing newline)")
     return sig
+
+
+def armour(blob: bytes) -> str:
+    """The armoured form ``sign`` writes and ``ssh-keygen -Y sign`` writes: base64 at 70
+    columns between the BEGIN and END lines, one trailing newline."""
+    encoded = base64.b64encode(blob).decode("ascii")
+    lines = [encoded[i : i + 70] for i in range(0, len(encoded), 70)]
+    return "\n".join([BEGIN, *lines, END]) + "\n"
 
 
 def verify(
