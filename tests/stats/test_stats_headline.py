@@ -31,9 +31,12 @@ def test_three_families_known_answer() -> None:
     assert r.bootstrap_se == pytest.approx(0.117, abs=0.004)
     lo, hi = r.score.interval.lo, r.score.interval.hi
     assert lo < r.score.value < hi
-    # Percentile interval: roughly headline +- 1.96 SE.
-    assert hi - lo == pytest.approx(2 * 1.96 * 0.117, abs=0.04)
+    # Studentised interval: about the Welch t interval, headline +- t(4.44 df) * SE(ddof 1)
+    # = +- 2.671 * 0.1377, width 0.736 (five seeds gave 0.736-0.761); the old percentile
+    # interval was about +- 1.96 * 0.117, width 0.46, and fails this.
+    assert hi - lo == pytest.approx(0.75, abs=0.04)
     assert "B=10000" in r.score.interval.method and "seed=11" in r.score.interval.method
+    assert "studentised" in r.score.interval.method
 
 
 def test_small_families_warn() -> None:

@@ -28,6 +28,7 @@ from .passk import (
     pass_hat_k,
 )
 from .ranks import TieRanks, beats_matrix, ranks_from_beats, tie_ranks
+from .studentized import pivot_cap, studentized_bounds
 
 __all__ = [
     "AXIS_WEIGHTS",
@@ -56,6 +57,8 @@ __all__ = [
     "pass_hat_k",
     "resample_matrix",
     "stratified_headline",
+    "studentized_bounds",
+    "pivot_cap",
     "task_weights",
     "wilson",
     "frontier_probability",

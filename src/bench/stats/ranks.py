@@ -8,7 +8,8 @@ Rule, for a B x E matrix ``M`` of bootstrap headlines (one shared ``W``):
    values ``X`` are given, i beats j iff the sign-flip test of the weighted task differences has
    ``p < alpha`` and the difference is positive (``paired.sign_flip_pvalue``).
 3. ``rank_lo = 1 + #{j : j beats i}``, ``rank_hi = E - #{j : i beats j}``. Print ``rank_lo``;
-   sort by ``(rank_lo, -headline, id)``; show ``rank_lo``-``rank_hi``.
+   sort by ``bench.reports.order.order_key`` (rank_lo, the headline as shown, entrant id, run
+   id); show ``rank_lo``-``rank_hi``.
 
 "Indistinguishable" is not transitive, so ranks are intervals, not tie classes.
 """
