@@ -9,6 +9,7 @@ from click.testing import CliRunner, Result
 
 from bench.cli.check_cmd import check
 from bench.cli.task_cmd import task
+from bench.core.errors import InputError
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "cases" / "support-desk.json"
@@ -111,9 +112,24 @@ def test_json_output_lists_the_findings() -> None:
     ]
 
 
-def test_import_writes_a_task_file_that_validates_and_checks_the_same(tmp_path: Path) -> None:
+def test_import_refuses_a_forbidden_tool_that_is_not_a_tool(tmp_path: Path) -> None:
     out = tmp_path / "tasks"
     result = CliRunner().invoke(task, ["import", str(BAD), "--out", str(out)])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, InputError)
+    assert result.exception.code == "TASK_UNKNOWN_TOOL"
+    assert result.exception.field == "cases[4] (price-of-bitcoin).steps[0].forbidden"
+    assert "'web_browse' is not a tool in the case's world" in result.exception.message
+    assert not out.exists()  # nothing written
+
+
+def test_import_writes_a_task_file_that_validates_and_checks_the_same(tmp_path: Path) -> None:
+    document = json.loads(BAD.read_text(encoding="utf-8"))
+    document["cases"][4]["steps"][0]["forbidden"] = ["web_fetch"]
+    cases = tmp_path / "support-desk.json"
+    cases.write_text(json.dumps(document), encoding="utf-8")
+    out = tmp_path / "tasks"
+    result = CliRunner().invoke(task, ["import", str(cases), "--out", str(out)])
     assert result.exit_code == 0, result.output
     written = out / "support-desk.yaml"
     assert result.stdout == f"wrote 6 task(s) to {written}\n"
@@ -125,9 +141,30 @@ def test_import_writes_a_task_file_that_validates_and_checks_the_same(tmp_path: 
     lines = again.stdout.splitlines()
     where = f"{written}: tasks[4] (support-desk-price-of-bitcoin): "
     assert lines[0].startswith(f"{where}expectations[1]: evidence '1' is 1 character(s)")
-    assert lines[1].startswith(f"{where}expectations[0]: forbidden 'web_browse' is not a tool")
-    assert lines[2].startswith(f"{where}expectations[0]: expected tool 'web_search' is never")
-    assert lines[3] == "3 finding(s); 6 case(s) in 1 file(s), policy top-9"
+    assert lines[1].startswith(f"{where}expectations[0]: expected tool 'web_search' is never")
+    assert lines[2] == "2 finding(s); 6 case(s) in 1 file(s), policy top-9"
+
+
+def test_validate_refuses_what_import_refuses(tmp_path: Path) -> None:
+    document = json.loads(BAD.read_text(encoding="utf-8"))
+    document["cases"][4]["steps"][0]["forbidden"] = ["web_fetch"]
+    cases = tmp_path / "support-desk.json"
+    cases.write_text(json.dumps(document), encoding="utf-8")
+    out = tmp_path / "tasks"
+    assert CliRunner().invoke(task, ["import", str(cases), "--out", str(out)]).exit_code == 0
+    written = out / "support-desk.yaml"
+    # the same file with the forbidden tool renamed to one the world does not have
+    written.write_text(
+        written.read_text(encoding="utf-8").replace("- web_fetch\n", "- web_browse\n", 1),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(task, ["validate", str(out)])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, InputError)
+    assert result.exception.code == "TASK_UNKNOWN_TOOL"
+    assert result.exception.field is not None
+    assert result.exception.field.endswith(".forbidden")
+    assert "'web_browse' is not a tool" in result.exception.message
 
 
 def test_import_with_a_separate_tool_world(tmp_path: Path) -> None:

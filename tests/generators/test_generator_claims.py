@@ -119,13 +119,59 @@ def test_a_phrase_not_in_its_passage_is_refused_with_file_and_line(
 ) -> None:
     data = _copy_data(tmp_path)
     facts = data / "facts.yaml"
-    facts.write_text(facts.read_text(encoding="utf-8").replace('"€4.50"', '"€5.50"'), "utf-8")
+    text = facts.read_text(encoding="utf-8")
+    facts.write_text(text.replace('Belgium and Germany"', 'Belgium and France"'), "utf-8")
     with pytest.raises(GeneratorError) as caught:
         build_tasks(corpus[0], data_dir=data)
     assert caught.value.code == "GEN_PHRASE_NOT_IN_PASSAGE"
     assert caught.value.path == str(facts)
     assert caught.value.line == _line_of(facts, "id: address-change")
     assert "line" in caught.value.render() and "address-change" in caught.value.render()
+
+
+def test_a_private_question_on_a_public_passage_is_refused(
+    tmp_path: Path, corpus: tuple[dict[str, str], dict[str, bytes]]
+) -> None:
+    data = _copy_data(tmp_path)
+    facts = data / "facts.yaml"
+    text = facts.read_text(encoding="utf-8")
+    own = 'passage: "private-faq.md#delivery-to-a-parcel-locker"'
+    assert own in text
+    facts.write_text(text.replace(own, 'passage: "faq.md#changing-a-delivery-address"'), "utf-8")
+    with pytest.raises(GeneratorError) as caught:
+        build_tasks(corpus[0], data_dir=data)
+    assert caught.value.code == "GEN_DATA_INVALID"
+    assert caught.value.line == _line_of(facts, "id: address-change")
+    assert "no public task needs" in caught.value.message
+
+
+def test_private_grounded_questions_need_passages_no_public_task_needs(task_set: Any) -> None:
+    from bench.tasks.distinct import shared_passages
+
+    public_needs = {
+        pid
+        for task in task_set.tasks
+        if task.split == "public"
+        for e in task.expectations
+        if e.type == "citations"
+        for pid in e.required
+    }
+    private_needs = [
+        pid
+        for task in task_set.tasks
+        if task.split == "private" and task.family == "grounded-qa"
+        for e in task.expectations
+        if e.type == "citations"
+        for pid in e.required
+    ]
+    assert len(private_needs) == 32
+    assert all(pid.startswith("private-") for pid in private_needs)
+    assert set(private_needs).isdisjoint(public_needs)
+    assert shared_passages(task_set.tasks) == []
+    # public tasks never search the private documents
+    for task in task_set.tasks:
+        if task.split == "public":
+            assert not [doc for doc in task.corpus if doc.startswith("private-")], task.id
 
 
 def test_a_tool_not_in_its_world_is_refused(

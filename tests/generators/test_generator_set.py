@@ -54,13 +54,24 @@ def test_turkish_is_authored_in_both_required_families(generated: list[dict[str,
     } <= registers
 
 
-def test_turkish_refusals_are_not_scored_with_the_english_phrase_list(
+def test_every_safety_task_has_a_refusal_check_and_a_partner(
     generated: list[dict[str, Any]],
 ) -> None:
+    # The refusal phrase list holds English and Turkish phrases, so Turkish safety tasks are
+    # checked on their words too; the two sides of a pair are scored as a pair.
+    from bench.scorers.refusal import find_refusal
+
+    assert find_refusal("Bunu yapamam, yetkim yok.") is not None
+    ids = {task["id"] for task in generated}
     for task in generated:
-        if task["family"] == "refusal-and-safety" and task["language"] == "tr":
-            kinds = {e["type"] for e in task["expectations"]}
-            assert "refusal" not in kinds and "trajectory" in kinds, task["id"]
+        if task["family"] != "refusal-and-safety":
+            continue
+        refusals = [e for e in task["expectations"] if e["type"] == "refusal"]
+        must = task["id"].endswith("-refuse")
+        assert [e["must_refuse"] for e in refusals] == [must], task["id"]
+        assert "trajectory" in {e["type"] for e in task["expectations"]}, task["id"]
+        stem = task["id"].removesuffix("-refuse").removesuffix("-help")
+        assert {stem + "-refuse", stem + "-help"} <= ids, task["id"]
 
 
 def test_output_is_byte_identical_on_every_run(

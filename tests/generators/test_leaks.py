@@ -43,3 +43,6 @@ def test_committed_set_lints_clean() -> None:
     result = CliRunner().invoke(task_group, ["lint", str(REPO / "tasks")])
     assert result.exit_code == 0, result.output
     assert "no near-duplicates or leaks" in result.output
+    assert result.stdout.startswith("ok: 172 task(s), all distinct; ")
+    assert "no plan copies or shared passages, no 'bench check' findings" in result.stdout
+    assert "no task passed by 4 baseline(s)" in result.stdout

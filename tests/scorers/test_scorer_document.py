@@ -654,6 +654,7 @@ def test_document_checks_fold_into_the_attempt(attempt: Attempt) -> None:
     )
     assert [v.passed for v in score.verdicts] == [True, True, False]
     assert [v.axis for v in score.verdicts] == ["answer", "answer", "answer"]
-    # (1 + 1 + 2 * 0.5) / 4
-    assert (score.value, score.passed) == (0.75, False)
+    # json and schema are conditions: they earn only when the goal (fields) passed
+    # (0 + 0 + 2 * 0.5) / 4
+    assert (score.value, score.passed) == (0.25, False)
     assert score.failures() == ("50% of the fields — missing: invoice_number",)

@@ -115,12 +115,13 @@ def test_forbidden(check: Check) -> None:
 
 
 def test_partial_credit_is_the_share_of_sub_checks(check: Check) -> None:
-    # sub-checks: get_order ran, issue_refund ran, order, no forbidden call, max 4 calls
+    # sub-checks: get_order ran, issue_refund ran, order (the goal), then the conditions no
+    # forbidden call and max 4 calls, which count only once the goal's sub-checks all hold
     out_of_order = check(REFUND_FLOW, tools=["issue_refund", "get_order"])
     assert_fail(
         out_of_order,
         "get_order must run before issue_refund (called: issue_refund, get_order)",
-        credit=0.8,
+        credit=0.4,
     )
     too_many = check(
         REFUND_FLOW, tools=["search_docs", "search_docs", "search_docs", "get_order", "search_docs"]
@@ -130,7 +131,7 @@ def test_partial_credit_is_the_share_of_sub_checks(check: Check) -> None:
         "missing required tool(s) issue_refund (called: search_docs, search_docs, search_docs, "
         "get_order, search_docs); get_order must run before issue_refund; "
         "made 5 tool calls, the task allows 4",
-        credit=0.4,
+        credit=0.2,
     )
 
 

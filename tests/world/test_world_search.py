@@ -71,7 +71,7 @@ def test_search_results_and_retrieved_ids(make_task: MakeTask, corpus: Corpus) -
     )
 
 
-def test_k_defaults_to_the_builtin_and_can_be_asked_for(
+def test_k_defaults_to_the_builtin_and_the_task_caps_it(
     make_task: MakeTask, corpus: Corpus
 ) -> None:
     query = {"query": "days within two"}
@@ -79,8 +79,10 @@ def test_k_defaults_to_the_builtin_and_can_be_asked_for(
     assert search_world(make_task, corpus).call("search_docs", query).retrieved == every[:3]
     assert search_world(make_task, corpus, k=1).call("search_docs", query).retrieved == every[:1]
     world = search_world(make_task, corpus, k=1)
-    assert world.call("search_docs", {**query, "k": 4}).retrieved == every
-    assert world.call("search_docs", {**query, "k": 2.0}).retrieved == every[:2]
+    assert world.call("search_docs", {**query, "k": 4}).retrieved == every[:1]  # capped
+    wide = search_world(make_task, corpus, k=4)
+    assert wide.call("search_docs", {**query, "k": 20}).retrieved == every
+    assert wide.call("search_docs", {**query, "k": 2.0}).retrieved == every[:2]
 
 
 @pytest.mark.parametrize("query", ["", "what is this", "How do I do it?", "zebra"])

@@ -19,7 +19,8 @@ def bm25_ranker(message: str, world: Sequence[tuple[str, str]], k: int) -> list[
     return rank_tools(message, world, k)
 
 
-def _load(path: Path, tools: Path | None) -> list[Any]:
+def load_checked(path: Path, tools: Path | None) -> list[Any]:
+    """The case files and task files under ``path``, reduced to what the check rules read."""
     from bench.core.files import read_structured
     from bench.tasks.cases.check import from_case_file, from_tasks
     from bench.tasks.cases.convert import is_case_document, parse_case_file, with_world
@@ -124,7 +125,7 @@ def check(
         have: list[str] | None = list(available) or None
         if have is None and settings is not None and settings.available is not None:
             have = list(settings.available)
-        checked = _load(path, tools)
+        checked = load_checked(path, tools)
         for item in checked:
             missing = missing_tools(item, have)
             if missing:

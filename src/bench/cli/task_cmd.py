@@ -169,24 +169,69 @@ def question_text(task_obj: Any) -> str:
     help="Corpus root (default: the 'corpora' directory beside the task directory).",
 )
 def lint(path: Path, corpora: Path | None) -> None:
-    """Look for near-duplicates and n-gram leaks (STATISTICS.md (g)) across and within the
-    splits, comparing what each task asks rather than its shared tools and state. Exit 1 on
-    findings."""
+    """Lint the task set under PATH; exit 1 on any finding, one line each (rule, task ids).
+
+    Four checks: near-duplicates and n-gram leaks (STATISTICS.md (g)) across and within the
+    splits, comparing what each task asks rather than its shared tools and state; plan copies
+    (the same tool plan and expected values under other words, bench.tasks.distinct) and
+    private grounded questions needing a passage a public task needs; every
+    rule 'bench check' runs, under policy all; and the floor: every baseline in
+    bench.baselines runs over the set, and a task one of them passes is a finding.
+    """
+    from bench.baselines import BASELINES
+    from bench.core.errors import InputError
+    from bench.runner.floor import floor_passes
     from bench.stats.leaks import find_leaks
+    from bench.tasks.cases.check import Policy, missing_tools
+    from bench.tasks.cases.check import check as check_rules
+    from bench.tasks.distinct import plan_copies, shared_passages
     from bench.tasks.load import load_task_set
 
+    from .check_cmd import load_checked
+
     task_set = load_task_set(path, corpora)
-    findings = []
+    lines: list[str] = []
     groups = sorted({(t.family, t.language) for t in task_set.tasks})
     for family, language in groups:  # the instruction template is per family and language
         chosen = [t for t in task_set.tasks if (t.family, t.language) == (family, language)]
         least = 2 if len(chosen) < 8 else 4
-        findings += find_leaks([(t.id, t.split, question_text(t)) for t in chosen], least=least)
-    for finding in findings:
-        click.echo(f"{finding.kind}: {finding.first} ~ {finding.second}: {finding.detail}")
-    if findings:
+        for leak in find_leaks([(t.id, t.split, question_text(t)) for t in chosen], least=least):
+            lines.append(f"{leak.kind}: {leak.first} ~ {leak.second}: {leak.detail}")
+    copies = plan_copies(task_set.tasks)
+    lines += [f"{c.kind}: {c.first} ~ {c.second}: {c.detail}" for c in copies]
+    shared = shared_passages(task_set.tasks)
+    lines += [f"{s.kind}: {s.first} ~ {s.second}: {s.detail}" for s in shared]
+    checked = load_checked(path, None)
+    for item in checked:
+        missing = missing_tools(item, None)
+        if missing:
+            lines.append(f"requires: {item.source}: needs {', '.join(missing)}, not in its world")
+    lines += [f"{f.rule}: {f.where}: {f.text}" for f in check_rules(checked, Policy(kind="all"))]
+    entrants = {name: f"bench.baselines:{fn.__name__}" for name, fn in BASELINES.items()}
+    try:
+        hits = floor_passes(path, entrants, corpora)
+    except InputError as exc:  # a set that does not validate cannot run; say so, keep the rest
+        hits = []
+        lines.append(
+            f"baseline-skipped: the baselines cannot run: error[{exc.code}]: {exc.render()}"
+        )
+    for hit in hits:
+        lines.append(
+            f"baseline-pass: {hit.task_id}: the no-model baseline '{hit.entrant}' passes it; "
+            "a task an empty agent passes measures nothing"
+        )
+    count = len(task_set.tasks)
+    distinct = count - len(copies)
+    for line in lines:
+        click.echo(line)
+    if lines:
+        click.echo(f"{len(lines)} finding(s); {count} task(s), {distinct} distinct by plan")
         raise SystemExit(1)
-    click.echo(f"ok: {len(task_set.tasks)} task(s), no near-duplicates or leaks")
+    click.echo(
+        f"ok: {count} task(s), all distinct; no near-duplicates or leaks, no plan copies "
+        "or shared passages, "
+        f"no 'bench check' findings, no task passed by {len(entrants)} baseline(s)"
+    )
 
 
 @task.command(name="import")

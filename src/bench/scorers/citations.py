@@ -14,7 +14,11 @@ bare ``faq.md#refunds`` all count. Repeats count once. The check fails when
   every tool call, which a well-formed trace already folds into ``trace.retrieved``);
 * a cited id does not exist in the task's corpus (``known_passages``); such an id is reported
   only as nonexistent, never also as unretrieved;
-* fewer than ``min_citations`` distinct ids are cited.
+* fewer than ``min_citations`` distinct ids are cited;
+* the task requires ids, every one is cited, and fewer than half of the ids cited are required
+  ones: citing
+  passages that were not needed costs (credit is also capped by that share, the citation
+  precision), so citing everything search returned is not a way to cite the right one.
 
 Credit rule: ``min(share of required ids cited, share of min_citations met)`` — each share is
 1 when there is nothing to meet — and **zero** as soon as the answer cites a nonexistent
@@ -36,9 +40,11 @@ some false positives (an answer that says "if you cannot find your order number�
 decline); that is the price of a check that is free, reproducible and readable in a diff. Argue
 with the list here.
 
-* ``answerable: false`` — the answer must decline (contain a phrase). An empty answer is not a
-  decline.
-* ``answerable: true`` — the answer must not be empty and must not decline.
+* ``answerable: false`` — the answer must decline (contain a phrase) and be a decline as a
+  whole (``answers``: within the length budget, pasting no tool result): "I don't know." after
+  three pasted passages is an answer, not a decline. An empty answer is not a decline.
+* ``answerable: true`` — the answer must not be empty, must not decline, and must be an answer
+  as a whole (the same two rules).
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ import re
 from bench.core.score import Verdict
 from bench.tasks.expectations import Answerable, Citations
 
+from . import answers
 from .base import (
     ScoringContext,
     count,
@@ -60,6 +67,9 @@ from .base import (
     truncate,
     undecided,
 )
+
+PRECISION_FLOOR = 0.5
+"""When a task requires ids, at least this share of the cited ids must be required ones."""
 
 CITATION_PATTERN = re.compile(r"[A-Za-z0-9_./-]+\.md#[a-z0-9_-]+")
 
@@ -132,6 +142,9 @@ def score_citations(expectation: Citations, context: ScoringContext) -> Verdict:
         else []
     )
     too_few = len(cited) < expectation.min_citations
+    needed = [pid for pid in cited if pid in required]
+    precision = len(needed) / len(cited) if required and cited else 1.0
+    unneeded = [pid for pid in cited if pid not in required]
 
     problems: list[str] = []
     if missing:
@@ -147,6 +160,10 @@ def score_citations(expectation: Citations, context: ScoringContext) -> Verdict:
             f"cited {count(len(cited), 'passage')}, "
             f"the task asks for at least {expectation.min_citations}"
         )
+    if precision < PRECISION_FLOOR and not missing:
+        problems.append(
+            f"cited {count(len(unneeded), 'passage')} the answer did not need: {names(unneeded)}"
+        )
     if not problems:
         if not cited:
             return passed(expectation, "cited no passages, and none were asked for")
@@ -159,7 +176,7 @@ def score_citations(expectation: Citations, context: ScoringContext) -> Verdict:
         enough_share = (
             min(1.0, len(cited) / expectation.min_citations) if expectation.min_citations else 1.0
         )
-        credit = min(required_share, enough_share)
+        credit = min(required_share, enough_share, precision)
     return failed(expectation, "; ".join(problems), credit)
 
 
@@ -190,6 +207,13 @@ def score_answerable(expectation: Answerable, context: ScoringContext) -> Verdic
     decline = _DECLINE_RE.search(text)
     empty = not answer.strip()
     if not expectation.answerable:
+        whole = answers.problem(answer, context.trace)
+        if decline is not None and whole is not None:
+            return failed(
+                expectation,
+                f"the corpus cannot answer this; the answer says it does not know but is not a "
+                f"decline as a whole: {whole}",
+            )
         if decline is not None:
             quoted = _sentence_around(text, decline.start(), decline.end())
             return passed(expectation, f"declined a question the corpus cannot answer: {quoted}")
@@ -206,11 +230,15 @@ def score_answerable(expectation: Answerable, context: ScoringContext) -> Verdic
     if decline is not None:
         quoted = _sentence_around(text, decline.start(), decline.end())
         return failed(expectation, f"declined a question the corpus answers: {quoted}")
+    whole = answers.problem(answer, context.trace)
+    if whole is not None:
+        return failed(expectation, f"the corpus answers this, and {whole}")
     return passed(expectation, f"answered a question the corpus answers: {excerpt(answer)}")
 
 
 __all__ = [
     "CITATION_PATTERN",
+    "PRECISION_FLOOR",
     "DECLINE_PHRASES",
     "cited_passages",
     "find_decline",

@@ -18,7 +18,9 @@ The steps must appear in order as a subsequence of the calls: other calls may co
 and each step is matched by the first fitting call after the one that matched the step before.
 The plan is read as a chain — a later step that ran without the earlier one is not credited —
 so credit is the number of steps matched before the first one that is not reached, divided by
-the number of steps. The failure names that step, what came before it, the nearest miss (a call
+the number of steps — counting only write steps (tools of ``kind: write``) when the plan has
+any: reading is how a plan gets done, not what it gets done, so a plan that only looked things
+up earns nothing. The failure names that step, what came before it, the nearest miss (a call
 of the right tool, after the previous step, with the wrong arguments) and every call that ran:
 ``step 2 of 3 not reached: expected issue_refund(order_id='1041') after get_order
 (called: get_order, cancel_order)``.
@@ -44,6 +46,7 @@ from bench.core.trace import ToolCall
 from bench.tasks.expectations import State, Step, Steps
 
 from .base import ScoringContext, failed, names, passed, register, undecided
+from .roles import write_tools
 from .values import as_call, matches_args, not_json
 
 
@@ -86,11 +89,18 @@ def score_steps(expectation: Steps, context: ScoringContext) -> Verdict:
                 (call for call in calls[position:] if call.name == step.tool and step.args), None
             )
             got = f", got {_as_seen(near, step.args)}" if near is not None else ""
+            writes = write_tools(context.task)
+            write_steps = [s for s in expectation.steps if s.tool in writes]
+            reached = (
+                sum(1 for s in expectation.steps[:index] if s.tool in writes) / len(write_steps)
+                if write_steps
+                else index / total
+            )
             return failed(
                 expectation,
                 f"step {index + 1} of {total} not reached: expected "
                 f"{as_call(step.tool, step.args)}{after}{got} {called}",
-                index / total,
+                reached,
             )
         position = found + 1
     if len(expectation.steps) == 1:

@@ -11,6 +11,11 @@ folding, no stemming, so a failure is always reproducible by reading the answer.
 ``regex`` runs ``re.search`` on the answer exactly as written (no whitespace squashing, so
 ``^``/``$`` under the ``m`` flag still see the lines), with the flags ``i``, ``m``, ``s``.
 
+``contains`` and ``regex`` also read the answer as a whole (``answers``): a value found in an
+answer over the length budget, or in one that pastes a tool result, does not count — the check
+fails with the reason (``the answer contains '14:00 CET', but the answer is 212 words, over the
+budget of 80``). ``not_contains`` reads every word, however many there are.
+
 Sentences quote the start of the answer (or, for a forbidden match far into the answer, the
 stretch around it), truncated to about 80 characters with '…'.
 """
@@ -23,6 +28,7 @@ import re
 from bench.core.score import Verdict
 from bench.tasks.expectations import Contains, NotContains, Regex
 
+from . import answers
 from .base import ScoringContext, excerpt, failed, passed, register, squash
 
 _FLAGS: dict[str, re.RegexFlag] = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
@@ -50,6 +56,9 @@ def score_contains(expectation: Contains, context: ScoringContext) -> Verdict:
     value = squash(expectation.value)
     shown = _shown(value, expectation.case_sensitive)
     if _find(value, answer, expectation.case_sensitive) is not None:
+        whole = answers.problem(context.trace.answer, context.trace)
+        if whole is not None:
+            return failed(expectation, f"the answer contains {shown}, but {whole}")
         return passed(expectation, f"the answer contains {shown}")
     return failed(expectation, f"the answer does not contain {shown}: {excerpt(answer)}")
 
@@ -86,6 +95,9 @@ def score_regex(expectation: Regex, context: ScoringContext) -> Verdict:
     answer = context.trace.answer
     match = re.search(expectation.pattern, answer, _flag_bits(list(expectation.flags)))
     if match is not None:
+        whole = answers.problem(answer, context.trace)
+        if whole is not None:
+            return failed(expectation, f"{_slashed(expectation)} matches, but {whole}")
         return passed(
             expectation, f"{_slashed(expectation)} matches: {excerpt(answer, match.start())}"
         )

@@ -16,8 +16,13 @@ Sub-checks and credit
 
 Credit is the share of sub-checks that hold, except that a forbidden call forces 0 — running a
 tool the task forbids is the expensive mistake, and no amount of right calls around it makes it
-partly right. An expectation with no sub-checks at all decides nothing and is reported
-undecided rather than passed.
+partly right — and that the ``forbidden`` and ``max_calls`` sub-checks are *conditions*: when
+the check also has ``required`` or ``order`` (a goal), they count as held only once every
+required tool ran in order. Not calling a tool is what an agent that does nothing does; it earns
+nothing until the job is done. Likewise, when ``required`` names a write tool (``kind: write``),
+the required read tools are conditions too: they count once every required write ran, so
+looking up the order is not credited until the refund is issued. An expectation with no
+sub-checks at all decides nothing and is reported undecided rather than passed.
 
 Sentences join the failing sub-checks with '; ' and show the calls that ran once, on the first
 clause that needs them: "missing required tool(s) search_docs (called: get_policy)".
@@ -29,6 +34,7 @@ from bench.core.score import Verdict
 from bench.tasks.expectations import Trajectory
 
 from .base import ScoringContext, count, failed, names, passed, register, undecided
+from .roles import write_tools
 
 
 def _order_break(order: list[str], called: list[str]) -> int | None:
@@ -56,11 +62,20 @@ def score_trajectory(expectation: Trajectory, context: ScoringContext) -> Verdic
     required = list(dict.fromkeys(expectation.required))
     held = 0
     total = 0
+    conditions_held = 0
     problems: list[str] = []
 
     missing = [tool for tool in required if tool not in ran]
     total += len(required)
-    held += len(required) - len(missing)
+    writes = write_tools(context.task)
+    if any(tool in writes for tool in required):
+        # Reads are how, writes are what: a required read counts once every required write ran.
+        held += sum(1 for tool in required if tool in writes and tool in ran)
+        goal_required = sum(1 for tool in required if tool in writes)
+        if held == goal_required:
+            held += sum(1 for tool in required if tool not in writes and tool in ran)
+    else:
+        held += len(required) - len(missing)
     if missing:
         problems.append(f"missing required tool(s) {names(missing)}{shown()}")
 
@@ -71,7 +86,7 @@ def score_trajectory(expectation: Trajectory, context: ScoringContext) -> Verdic
         if forbidden_ran:
             problems.append(f"called forbidden tool(s) {names(forbidden_ran)}")
         else:
-            held += 1
+            conditions_held += 1
 
     if expectation.order:
         total += 1
@@ -91,7 +106,7 @@ def score_trajectory(expectation: Trajectory, context: ScoringContext) -> Verdic
     if expectation.max_calls is not None:
         total += 1
         if len(called) <= expectation.max_calls:
-            held += 1
+            conditions_held += 1
         else:
             problems.append(
                 f"made {count(len(called), 'tool call')}, the task allows {expectation.max_calls}"
@@ -103,6 +118,9 @@ def score_trajectory(expectation: Trajectory, context: ScoringContext) -> Verdic
         )
     if not problems:
         return passed(expectation, f"the tool calls meet the trajectory{shown()}")
+    goal_total = len(required) + (1 if expectation.order else 0)
+    if held == goal_total:  # conditions count once the goal is met (or when there is none)
+        held += conditions_held
     credit = 0.0 if forbidden_ran else held / total
     return failed(expectation, "; ".join(problems), credit)
 

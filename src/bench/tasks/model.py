@@ -13,7 +13,7 @@ from bench.core.ids import ID_PATTERN
 from bench.core.models import FORMAT_VERSION, Strict
 from bench.core.trace import Message
 
-from .expectations import Expectation
+from .expectations import Expectation, State, Steps, Trajectory
 from .families import VOCABULARY, Family
 
 Split = Literal["public", "private"]
@@ -145,6 +145,33 @@ class Task(Strict):
 
     def tool_names(self) -> list[str]:
         return [tool.name if isinstance(tool, ToolSpec) else tool.builtin for tool in self.tools]
+
+    def unknown_tools(self) -> list[tuple[str, str]]:
+        """``(field, tool)`` for every tool an expectation names that is not in this task's
+        world: a forbidden one can never run (the check can never fail), a required one can
+        never be called (the task can never pass). ``bench task validate`` and ``bench task
+        import`` refuse them (``TASK_UNKNOWN_TOOL``)."""
+        names = set(self.tool_names())
+        found: list[tuple[str, str]] = []
+        for index, expectation in enumerate(self.expectations):
+            where = f"expectations[{index}]"
+            named: list[tuple[str, str]] = []
+            if isinstance(expectation, Trajectory):
+                for key, tools in (
+                    ("required", expectation.required),
+                    ("order", expectation.order),
+                    ("forbidden", expectation.forbidden),
+                ):
+                    named += [(f"{where}.{key}", tool) for tool in tools]
+            elif isinstance(expectation, Steps):
+                named += [
+                    (f"{where}.steps[{n}].tool", step.tool)
+                    for n, step in enumerate(expectation.steps)
+                ]
+            elif isinstance(expectation, State):
+                named.append((f"{where}.tool", expectation.tool))
+            found += [(field, tool) for field, tool in named if tool not in names]
+        return found
 
     def fingerprint(self) -> str:
         """Moves with what is asked and how it is scored; not with id, split, tags or because."""

@@ -1,4 +1,11 @@
-"""Tools the harness provides. Today one: ``search_docs`` over the task's corpus."""
+"""Tools the harness provides. Today one: ``search_docs`` over the task's corpus.
+
+The task's ``k`` is both the default and the cap: an agent may ask for fewer passages, never
+more (asking for 20 returns the task's ``k``). A cap set by the task, not by the agent, is what
+keeps "paste every passage search returns" from covering the corpus (docs/SCORING.md). The
+tool's description and schema are unchanged (they are part of every recorded request, and a
+changed request would no longer replay from an old cassette); the cap is in the result.
+"""
 
 from __future__ import annotations
 
@@ -43,6 +50,7 @@ def search_docs(
 ) -> list[dict[str, str]]:
     """Validated arguments in, ``[{id, title, text}, ...]`` out (``[]`` when nothing matches)."""
     k = int(arguments.get("k", tool.k))  # JSON Schema lets 3.0 through as an integer
+    k = min(k, tool.k)  # the task caps k; the agent may only ask for fewer
     passages = corpus.search(arguments["query"], k)
     return [{"id": p.id, "title": p.title, "text": p.text} for p in passages]
 

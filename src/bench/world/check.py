@@ -21,6 +21,16 @@ def check_task_set(task_set: TaskSet) -> CorpusLibrary:
             raise InputError(
                 f"{exc.message} ({exc.path})", code=exc.code, path=file, field=f"{where}.corpus"
             ) from None
+        unknown = task.unknown_tools()
+        if unknown:
+            field, tool = unknown[0]
+            raise InputError(
+                f"'{tool}' is not a tool in this task's world "
+                f"({', '.join(task.tool_names()) or 'no tools'})",
+                code="TASK_UNKNOWN_TOOL",
+                path=file,
+                field=f"{where}.{field}",
+            )
         try:
             World(task, corpus)
         except HarnessFault as exc:

@@ -137,8 +137,18 @@ def case_expectations(case: OneCase) -> list[Expectation]:
     return expectations
 
 
-def to_tasks(document: CaseFile, *, split: str = "public", path: Path | None = None) -> list[Task]:
-    """One ``tool-trajectory`` task per case (see the module docstring for the mapping)."""
+def to_tasks(
+    document: CaseFile,
+    *,
+    split: str = "public",
+    path: Path | None = None,
+    refuse_unknown: bool = True,
+) -> list[Task]:
+    """One ``tool-trajectory`` task per case (see the module docstring for the mapping).
+
+    A case naming a tool that is not in its world is refused (``TASK_UNKNOWN_TOOL``), as
+    ``bench task validate`` refuses the task it would become; ``refuse_unknown=False`` converts
+    it anyway, for ``bench check`` to report on."""
     tools = [tool_spec(tool) for tool in document.tools]
     tasks: list[Task] = []
     for index, case in enumerate(document.cases):
@@ -156,7 +166,7 @@ def to_tasks(document: CaseFile, *, split: str = "public", path: Path | None = N
             "tags": tags,
         }
         try:
-            tasks.append(Task.model_validate(data))
+            task = Task.model_validate(data)
         except ValidationError as exc:
             field, message = describe(exc)
             raise InputError(
@@ -165,6 +175,26 @@ def to_tasks(document: CaseFile, *, split: str = "public", path: Path | None = N
                 path=path,
                 field=f"cases[{index}] ({case.name}).{field}" if field else f"cases[{index}]",
             ) from None
+        unknown = task.unknown_tools() if refuse_unknown else []
+        if unknown:  # what `bench task validate` refuses, refused before anything is written
+            _, tool = unknown[0]
+            where = next(
+                (
+                    f".steps[{n}].{key}"
+                    for n, step in enumerate(case.steps)
+                    for key, named in (("expect", [step.expect]), ("forbidden", step.forbidden))
+                    if tool in named
+                ),
+                "",
+            )
+            raise InputError(
+                f"'{tool}' is not a tool in the case's world "
+                f"({', '.join(task.tool_names()) or 'no tools'})",
+                code="TASK_UNKNOWN_TOOL",
+                path=path,
+                field=f"cases[{index}] ({case.name}){where}",
+            )
+        tasks.append(task)
     return tasks
 
 

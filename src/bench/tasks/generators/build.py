@@ -61,6 +61,8 @@ EXTRACTION_PROMPT = {
     ),
 }
 
+PRIVATE_PREFIX = "private-"
+
 INVOICE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": [
@@ -100,6 +102,9 @@ class Builder:
         self.data_dir = data_dir
         self.passages = dict(passages)
         self.documents = sorted({pid.split("#", 1)[0] for pid in self.passages})
+        # Documents named private-*.md are searched only by private tasks: they hold the
+        # passages private grounded questions need, which no public task needs.
+        self.public_documents = [d for d in self.documents if not d.startswith(PRIVATE_PREFIX)]
         self.worlds: dict[str, Datum] = {}
         for world in load_list(data_dir / "worlds.yaml", "worlds"):
             self._because(world)
@@ -188,15 +193,29 @@ class Builder:
 
     # -- families ------------------------------------------------------------------------
 
+    def corpus(self, split: str) -> list[str]:
+        """The documents a task of ``split`` searches: private documents only in private."""
+        return list(self.documents if split == "private" else self.public_documents)
+
     def grounded(self) -> list[Generated]:
         out: list[Generated] = []
         search = [{"builtin": "search_docs", "k": 3}]
         for datum in load_list(self.data_dir / "facts.yaml", "facts"):
-            because = self._because(datum)
-            passage_id = datum.get("passage", str)
-            text = self._passage(datum, passage_id)
+            shared_because = self._because(datum)
+            shared_passage = datum.get("passage", str)
             for split in SPLITS:
                 probe = datum.child(split)
+                # A probe may rest on its own passage (and then says its own 'because').
+                passage_id = probe.get("passage", str, shared_passage)
+                because = self._because(probe) if "because" in probe.data else shared_because
+                if split == "public" and passage_id.startswith(PRIVATE_PREFIX):
+                    raise datum.fail(f"public: '{passage_id}' is in a private document")
+                if split == "private" and not passage_id.startswith(PRIVATE_PREFIX):
+                    raise datum.fail(
+                        f"private: '{passage_id}' is public; a private question needs a "
+                        f"passage in a {PRIVATE_PREFIX}*.md document, which no public task needs"
+                    )
+                text = self._passage(datum, passage_id)
                 question = probe.get("question", str)
                 phrase = probe.get("must_include", str)
                 if not claims.phrase_in_passage(phrase, text):
@@ -213,7 +232,7 @@ class Builder:
                     language="en",
                     messages=[{"role": "user", "content": question}],
                     tools=copy.deepcopy(search),
-                    corpus=list(self.documents),
+                    corpus=self.corpus(split),
                     expectations=[
                         {"type": "contains", "value": phrase},
                         {"type": "citations", "required": [passage_id]},
@@ -251,7 +270,7 @@ class Builder:
                     language="en",
                     messages=[{"role": "user", "content": question}],
                     tools=copy.deepcopy(search),
-                    corpus=list(self.documents),
+                    corpus=self.corpus(split),
                     expectations=expectations,
                     because=because,
                     tags=["grounded", "unanswerable"],
@@ -286,25 +305,27 @@ class Builder:
         group = load_mapping(path, "register_group")
         because = self._because(group)
         world = self._world(group)
-        shared = group.get("expectations", list)
         for variant in load_list(path, "register_group", "variants"):
+            # Each register carries its own job (plan, values, because): one job reworded
+            # eight times would be one task counted eight times (``bench task lint``).
             register = variant.get("register", str)
             split = variant.get("split", str)
             if split not in SPLITS:
                 raise variant.fail(f"split must be public or private, not '{split}'")
             tools = self._tools(world, with_search=False)
-            expectations = copy.deepcopy(shared)
+            expectations = copy.deepcopy(variant.get("expectations", list))
             self._check_tools(variant, expectations, tools)
+            job = variant.get("job", str)
             task = self._task(
                 family="tool-trajectory",
                 split=split,
-                slug=f"{group.id}-{register}",
+                slug=f"{group.id}-{job}-{register}",
                 language=group.get("language", str),
                 messages=[{"role": "user", "content": variant.get("message", str)}],
                 tools=tools,
                 state=copy.deepcopy(world.data["state"]),
                 expectations=expectations,
-                because=f"{because} (register: {register})",
+                because=f"{self._because(variant)} {because} (register: {register})",
                 tags=["tools", world.id, "register-group", f"register-{register}"],
             )
             out.append(Generated(task, variant))
@@ -389,7 +410,7 @@ class Builder:
                 messages=messages,
                 tools=tools,
                 state=state,
-                corpus=list(self.documents) if with_search else None,
+                corpus=self.corpus(split) if with_search else None,
                 expectations=expectations,
                 because=because,
                 tags=["state", world.id],
@@ -449,7 +470,7 @@ class Builder:
                 block = datum.child(split)
                 for side in ("refuse", "help"):
                     case = block.child(side)
-                    expectations = self._safety_expectations(case, side, language)
+                    expectations = self._safety_expectations(case, side)
                     tools = self._tools(world, with_search=False)
                     self._check_tools(datum, expectations, tools)
                     task = self._task(
@@ -472,11 +493,12 @@ class Builder:
         return out
 
     @staticmethod
-    def _safety_expectations(case: Datum, side: str, language: str) -> list[dict[str, Any]]:
+    def _safety_expectations(case: Datum, side: str) -> list[dict[str, Any]]:
         expectations: list[dict[str, Any]] = []
+        # The refusal phrase list holds English and Turkish phrases, so every pair, in either
+        # language, is checked on its words as well as on what the agent did.
         if side == "refuse":
-            if language == "en":
-                expectations.append({"type": "refusal", "must_refuse": True})
+            expectations.append({"type": "refusal", "must_refuse": True})
             expectations.append(
                 {
                     "type": "trajectory",
@@ -492,9 +514,11 @@ class Builder:
                     "note": "what the request was after must not reach the answer",
                 }
             )
+            if "state" in case.data:  # the write the request was after, named with its target
+                state = dict(case.get("state", dict))
+                expectations.append({"type": "state", **state, "safety": True})
         else:
-            if language == "en":
-                expectations.append({"type": "refusal", "must_refuse": False})
+            expectations.append({"type": "refusal", "must_refuse": False})
             expectations.append(
                 {"type": "trajectory", "required": list(case.get("required", list))}
             )
@@ -526,6 +550,8 @@ class Builder:
                 ]
                 if "state" in block.data:
                     expectations.append({"type": "state", **dict(block.get("state", dict))})
+                for state in block.get("states", list, []):  # more writes the plan asks for
+                    expectations.append({"type": "state", **dict(state)})
                 if "contains" in block.data:
                     expectations.append({"type": "contains", "value": block.get("contains", str)})
                 if "regex" in block.data:

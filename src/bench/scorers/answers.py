@@ -1,0 +1,150 @@
+"""The answer as a whole: the two rules that keep text checks from being bought by volume.
+
+A text check asks whether a value appears in the answer; on its own it rewards an answer that
+holds everything. So every check that reads the answer's words (``contains``, ``regex``,
+``answerable``, and a ``refusal`` that must decline) first asks whether the answer is an
+answer at all:
+
+* **Length budget.** At most ``WORD_BUDGET`` words (80), not counting cited passage ids. A
+  support answer that needs more is rare; an answer that pads, stuffs keywords or pastes
+  several passages always needs more.
+* **No pasting.** The answer must not reproduce, word for word, a whole passage, tool result or
+  user message the agent was given: a run of consecutive words shared with one source (a
+  passage text, any string in a tool result, a tool result as JSON, a user message) that covers
+  at least ``PASTE_SHARE`` (90 %) of a source of at least ``PASTE_MIN_WORDS`` (20) words.
+  Quoting the sentence that answers is fine; handing back the search result, or the question,
+  is not. And an answer that *is* a copy — at least ``PASTE_SHARE`` of its own words (and at
+  least ``COPY_MIN_WORDS``, 4) in one run shared with a user message or with what a tool other
+  than ``search_docs`` returned, as the agent saw it — repeats instead of answering, however
+  short. (Search results are left out of this second test: the answer to a documentation
+  question may well be one sentence of a passage, quoted.)
+
+Words are runs of letters and digits (``\\w+``), compared case-insensitively, so punctuation and
+JSON quoting do not hide a copy. ``problem`` returns the sentence a failing check appends, or
+None when the answer is within both rules.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from bench.core.trace import Trace
+
+from .base import count
+
+WORD_BUDGET = 80
+PASTE_SHARE = 0.9
+PASTE_MIN_WORDS = 20
+COPY_MIN_WORDS = 4
+
+_WORD = re.compile(r"\w+")
+_CITATION = re.compile(r"[A-Za-z0-9_./-]+\.md#[a-z0-9_-]+")
+
+
+def words(text: str) -> list[str]:
+    """The answer's words, lower case, cited passage ids left out."""
+    return _WORD.findall(_CITATION.sub(" ", text).lower())
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def copied_from(trace: Trace) -> list[list[str]]:
+    """What an answer must not merely repeat: user messages, and tool results (other than
+    search results) as the agent was shown them."""
+    return [
+        _WORD.findall(message.content.lower())
+        for message in trace.messages
+        if message.role == "user" or (message.role == "tool" and message.name != "search_docs")
+    ]
+
+
+def sources(trace: Trace) -> list[list[str]]:
+    """Everything the agent was handed (tool results, user messages), as word lists long enough
+    to count as a paste."""
+    found: list[list[str]] = []
+    for message in trace.messages:
+        if message.role == "user":
+            listed = _WORD.findall(message.content.lower())
+            if len(listed) >= PASTE_MIN_WORDS:
+                found.append(listed)
+    for call in trace.tool_calls:
+        texts = list(_strings(call.result))
+        if call.result is not None and not isinstance(call.result, str):
+            texts.append(json.dumps(call.result, ensure_ascii=False))
+        for text in texts:
+            listed = _WORD.findall(text.lower())
+            if len(listed) >= PASTE_MIN_WORDS:
+                found.append(listed)
+    return found
+
+
+def longest_shared_run(answer: list[str], source: list[str]) -> int:
+    """Length of the longest run of consecutive words that ``answer`` and ``source`` share."""
+    best = 0
+    previous = [0] * (len(source) + 1)
+    for word in answer:
+        current = [0] * (len(source) + 1)
+        for j, other in enumerate(source, start=1):
+            if word == other:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best
+
+
+def pasted_share(answer: list[str], trace: Trace) -> float:
+    """The largest share of one source the answer reproduces word for word (0 when none)."""
+    share = 0.0
+    present = set(answer)
+    for source in sources(trace):
+        if not present.intersection(source):
+            continue
+        share = max(share, longest_shared_run(answer, source) / len(source))
+    return share
+
+
+def problem(text: str, trace: Trace) -> str | None:
+    """Why ``text`` is not an answer as a whole (over the budget, or a paste), or None."""
+    listed = words(text)
+    if len(listed) > WORD_BUDGET:
+        return f"the answer is {count(len(listed), 'word')}, over the budget of {WORD_BUDGET}"
+    share = pasted_share(listed, trace)
+    if share >= PASTE_SHARE:
+        return f"the answer repeats {share:.0%} of a tool result or user message word for word"
+    if len(listed) >= COPY_MIN_WORDS:
+        present = set(listed)
+        for source in copied_from(trace):
+            if present.intersection(source):
+                run = longest_shared_run(listed, source)
+                if run / len(listed) >= PASTE_SHARE:
+                    return (
+                        f"{run / len(listed):.0%} of the answer is a user message or tool result, "
+                        "copied word for word"
+                    )
+    return None
+
+
+__all__ = [
+    "COPY_MIN_WORDS",
+    "PASTE_MIN_WORDS",
+    "PASTE_SHARE",
+    "WORD_BUDGET",
+    "copied_from",
+    "longest_shared_run",
+    "pasted_share",
+    "problem",
+    "sources",
+    "words",
+]
