@@ -11,7 +11,18 @@
     if (cls) node.className = cls;
     return node;
   }
-  function fmt(x, digits) { return x === null || x === undefined ? "—" : Number(x).toFixed(digits); }
+  // As the table (Python's "%.3f") prints: toFixed, except that an exact tie (a value whose
+  // 2^(digits+1) multiple is an odd integer, e.g. 0.5625) rounds half to even as Python does
+  // ("0.562", where toFixed gives "0.563").
+  function fmt(x, digits) {
+    if (x === null || x === undefined) return "—";
+    var n = Number(x), a = Math.abs(n), t = a * Math.pow(2, digits + 1);
+    if (Number.isInteger(t) && t % 2 !== 0) {
+      var low = Math.floor(a * Math.pow(10, digits));
+      if (low % 2 === 0) return (n < 0 ? "-" : "") + (low / Math.pow(10, digits)).toFixed(digits);
+    }
+    return n.toFixed(digits);
+  }
   function est(e) { return e ? fmt(e.value, 3) + " [" + fmt(e.lo, 3) + ", " + fmt(e.hi, 3) + "]" : "—"; }
   function safeLink(url, text) {
     var parsed;
@@ -23,8 +34,9 @@
     return a;
   }
 
-  // Sorting: stable, the board's own order (rank, -headline, id) breaks ties, so tied
-  // entries stay together; empty values always sort last.
+  // Sorting: stable, the board's own order (rank, headline as shown, entrant, run id) breaks
+  // ties, so tied entries stay together; the headline sorts as shown (3 places, data-headline),
+  // never by floating-point noise; empty values always sort last.
   function sortValue(row, key) {
     var raw;
     if (key.indexOf("family:") === 0) {
@@ -108,7 +120,8 @@
     cardBody.appendChild(dl([
       ["entrant", r.entrant], ["run", r.run_id + " (" + r.source + ": " + r.source_path + ")"],
       ["date", r.created], ["verified", (r.verified ? "yes" : "no") + " — " + r.verified_note],
-      ["rank", r.ranked ? r.rank + " (range " + r.rank + "–" + r.rank_hi + ")" : "unranked (" + r.status + ")"],
+      ["rank", r.ranked ? r.rank + " (range " + r.rank + "–" + r.rank_hi + ")" : r.reference ? "not ranked: reference row (no-model baseline " + r.reference + ")" : "unranked (" + r.status + ")"],
+      ["tasks", r.subset ? r.subset + " (not the whole split)" : "all of the " + (cohort.split ? cohort.split + " split" : "task set")],
       ["headline", est(r.headline)], ["pooled mean", fmt(r.pooled, 3)],
       ["pass^k", est(r.pass_hat_k)], ["flakiness", est(r.flakiness)],
       ["error rate", fmt(r.error_rate * 100, 1) + " %"],

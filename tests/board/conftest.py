@@ -69,6 +69,15 @@ def board_inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 runs_dir=runs,
             )
         )
+    start_run(  # a reference row: a no-model baseline, listed and never ranked
+        RunRequest(
+            tasks=REPO / "examples" / "tasks",
+            target_file=REPO / "examples" / "targets" / "baselines" / "do-nothing.yaml",
+            split="public",
+            repeats=2,
+            runs_dir=runs,
+        )
+    )
     write_runs(runs, synthetic_runs())
     write_registry(root / "submissions")
     return root

@@ -206,3 +206,21 @@ def test_report_card_shows_the_registry_and_a_safe_description(page: Watched) ->
         and page.errors == []
         and all(r.startswith(("file:", "data:")) for r in page.requests)
     )
+
+
+def test_a_reference_row_is_marked_unranked_and_last(page: Watched) -> None:
+    row = page.page.locator("tr.entry.reference")
+    assert row.count() == 1 and row.get_attribute("data-key").startswith("baseline-do-nothing/")
+    assert (row.locator("td.rank").text_content() or "").strip() == "ref"
+    assert "reference: no-model baseline do_nothing, not ranked" in (
+        row.locator("td.name").text_content() or ""
+    )
+    section = row.locator("xpath=ancestor::section[1]")
+    keys = [k for k in (section.locator("tbody tr.entry").nth(i).get_attribute("data-key")
+                        for i in range(section.locator("tbody tr.entry").count()))]  # fmt: skip
+    assert keys[-1].startswith("baseline-do-nothing/")
+    row.locator("button.open-card").click()
+    text = page.page.locator("#card").text_content() or ""
+    assert "not ranked: reference row (no-model baseline do_nothing)" in text
+    page.page.click("#card-close")
+    assert page.errors == []

@@ -267,3 +267,19 @@ def test_unverifiable_bundles_and_stale_runs_are_warnings(board_inputs: Path) ->
     [stale] = input_warnings([old], True)
     assert stale.startswith(f"stale schema: {entry.source_path} was made by harness 0.0.1")
     assert HARNESS_VERSION in stale
+
+
+def test_the_baseline_is_a_reference_row_outside_ranks_and_frontier(built_site: Path) -> None:
+    board = Board.model_validate_json((built_site / "board.json").read_text())
+    cohort = next(
+        c for c in board.cohorts if any(e.entrant == "baseline-do-nothing" for e in c.entries)
+    )
+    ref = cohort.entries[-1]
+    assert (ref.entrant, ref.reference, ref.ranked, ref.rank) == (
+        "baseline-do-nothing", "do_nothing", False, None)  # fmt: skip
+    assert ref.headline is not None and ref.frontier_probability is None
+    assert ref.key not in cohort.cost_view + cohort.latency_view
+    assert [e.rank for e in cohort.entries if e.ranked] and all(
+        e.reference is None for e in cohort.entries if e.ranked
+    )
+    assert not any("baseline-do-nothing" in w for w in board.warnings)  # needs no registry record

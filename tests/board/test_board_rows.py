@@ -215,3 +215,87 @@ def test_the_p95_point_is_numpys_inverted_cdf() -> None:
         values = [rng.choice([0.1, 0.2, 0.30000000000000004, rng.random()]) for _ in range(n)]
         entry: typing.Any = SimpleNamespace(latencies=[("t", v) for v in values])
         assert p95_point(entry) == float(np.percentile(values, 95, method="inverted_cdf")), n
+
+
+def test_headlines_equal_at_the_shown_precision_sort_by_id() -> None:
+    ids = [f"t{i:02d}" for i in range(40)]
+    fams = dict.fromkeys(ids, "qa")
+    base = {t: float(i % 3 == 0) for i, t in enumerate(ids)}
+    higher = {**base, "t01": 0.01}  # +0.00025: both headlines print 0.350
+    zed, abe = entry("zed", higher, fams), entry("abe", base, fams)
+    rows = build_rows([zed, abe], inputs_hash="x", seed=1, B=500).cohorts[0].entries
+    assert [r.rank for r in rows] == [1, 1]
+    assert rows[0].headline is not None and rows[1].headline is not None
+    assert f"{rows[0].headline.value:.3f}" == f"{rows[1].headline.value:.3f}"
+    assert rows[1].headline.value > rows[0].headline.value  # abe first: the id decides
+    assert [r.entrant for r in rows] == ["abe", "zed"]
+    # one entrant, two configs: the run id breaks the tie
+    twin = entry("abe", higher, fams, fingerprint="fp-a", run_id="20260101T000000Z-ffffff")
+    rows = build_rows([twin, abe], inputs_hash="x", seed=1, B=500).cohorts[0].entries
+    assert [r.run_id for r in rows] == [abe.run_id, twin.run_id]
+
+
+def test_the_headline_is_the_runs_own_whatever_the_board_seed() -> None:
+    from bench.stats import stratified_headline
+
+    ids = [f"t{i:02d}" for i in range(40)]
+    fams = {t: ("f" if i < 25 else "g") for i, t in enumerate(ids)}
+    values = {t: float(i % 3 == 0) for i, t in enumerate(ids)}
+    e = entry("e", values, fams, seed=7)
+    own = stratified_headline(list(values.values()), list(fams.values()), seed=7)
+    for board_seed in (1, 2):
+        (row,) = build_rows([e], inputs_hash="x", seed=board_seed, B=300).cohorts[0].entries
+        assert row.headline is not None
+        got = (row.headline.value, row.headline.lo, row.headline.hi)
+        assert got == (own.score.value, own.score.interval.lo, own.score.interval.hi)
+    (other,) = build_rows([replace(e, seed=8)], inputs_hash="x", seed=1, B=300).cohorts[0].entries
+    assert other.headline is not None and (other.headline.lo, other.headline.hi) != got[1:]
+
+
+def test_reference_rows_are_listed_never_ranked_and_displace_nobody() -> None:
+    ids = [f"t{i:02d}" for i in range(40)]
+    fams = dict.fromkeys(ids, "qa")
+    a = entry("a", {t: float(i % 2 == 0) for i, t in enumerate(ids)}, fams)
+    b = entry("b", {t: float(i % 4 == 0) for i, t in enumerate(ids)}, fams)
+    # a baseline that would beat both and sit on the frontier (cheaper, faster, better)
+    ref = entry(
+        "baseline-quote",
+        {t: 0.9 + 0.1 * (i % 2) for i, t in enumerate(ids)},
+        fams,
+        reference="quote_top_passage",
+        costs=dict.fromkeys(ids, 0.0),
+        latencies=tuple((t, 0.1) for t in ids),
+    )
+    without = build_rows([a, b], inputs_hash="x", seed=1, B=500).cohorts[0]
+    cohort = build_rows([ref, a, b], inputs_hash="x", seed=1, B=500).cohorts[0]
+    rows = cohort.entries
+    assert [r.entrant for r in rows] == ["a", "b", "baseline-quote"]
+    mine = rows[-1]
+    assert (mine.ranked, mine.rank, mine.rank_hi, mine.reference) == (
+        False, None, None, "quote_top_passage")  # fmt: skip
+    assert mine.headline is not None and mine.headline.value > 0.9
+    assert mine.frontier_probability is None and not mine.on_frontier and not mine.dominated_95
+    assert mine.families and mine.families[0].n == 40
+    assert mine.key not in cohort.cost_view and mine.key not in cohort.latency_view
+    assert [(r.rank, r.rank_hi, r.frontier_probability) for r in rows[:2]] == [
+        (r.rank, r.rank_hi, r.frontier_probability) for r in without.entries
+    ]
+    assert cohort.cost_view == without.cost_view and cohort.ranked_on == without.ranked_on
+
+
+def test_a_subset_cohort_says_so() -> None:
+    ids = ["t1", "t2"]
+    fams = dict.fromkeys(ids, "qa")
+    part = entry("p", dict.fromkeys(ids, 1.0), fams, cohort_key="subset-key",
+                 subset="subset: 2 of 86 public tasks")  # fmt: skip
+    whole = entry("w", dict.fromkeys(ids, 0.5), fams)
+    board = build_rows([part, whole], inputs_hash="x", seed=1, B=100)
+    by_key = {c.cohort_key: c for c in board.cohorts}
+    cohort = by_key["subset-key"]
+    assert cohort.subset == "subset: 2 of 86 public tasks"
+    assert cohort.title.startswith("public split (subset: 2 of 86 public tasks), ")
+    assert cohort.entries[0].subset == "subset: 2 of 86 public tasks"
+    assert by_key["cohort-1"].subset is None and by_key["cohort-1"].entries[0].subset is None
+    assert "cohort subset-key: subset: 2 of 86 public tasks: these runs left out tasks" in (
+        " ".join(board.warnings)
+    )

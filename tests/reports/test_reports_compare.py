@@ -23,7 +23,7 @@ def test_v1_against_v2_shows_the_planted_regressions(
     assert [t.task_id for t in result.regressed] == ["gqa-0001", "gqa-0003", "tool-0001"]
     assert result.fixed == [] and result.changed == []
     assert result.comparable and result.shared_tasks == 6
-    assert result.difference is not None and round(result.difference, 4) == -0.2225
+    assert result.difference is not None and round(result.difference, 4) == -0.2325
     assert result.p_value is not None and result.p_value >= 0.05
     assert result.verdict == "not significant"
     assert [(d.field, d.first, d.second) for d in result.differences] == [
@@ -39,7 +39,7 @@ def test_v1_against_v2_shows_the_planted_regressions(
     assert "passed in first, failed in second (3):" in out
     assert "  gqa-0001  1.000 → 0.500" in out
     assert "  gqa-0003  1.000 → 0.000" in out
-    assert "  tool-0001  1.000 → 0.720" in out
+    assert "  tool-0001  1.000 → 0.640" in out
     assert "exact sign-flip test, p = 0.2500" in out
     assert "    - 1/1 repeats: did not cite faq.md#refunds;" in out
     assert "  target.model: example-support-bot-v1 → example-support-bot-v2" in out

@@ -22,7 +22,7 @@ Invoke = Callable[..., tuple[int, str, str]]
 
 def test_index_run_is_idempotent(mini_runs: dict[str, RunDir], tmp_path: Path) -> None:
     db = open_db(tmp_path / "h.sqlite3")
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 1
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     run = mini_runs["crashes_on_refunds"]
     for _ in range(2):
@@ -125,3 +125,69 @@ def test_export_neutralises_formula_cells(mini_runs: dict[str, RunDir], mini: Pa
     payload = json.loads(out_file.read_text())
     assert payload["format_version"] == 1 and len(payload["runs"]) == 2
     assert export_csv([]).startswith("run_id,created_at,entrant,")
+
+
+def test_leaderboard_lists_reference_runs_unranked(
+    mini_runs: dict[str, RunDir], mini: Path, invoke: Invoke, synth: Callable[..., RunDir]
+) -> None:
+    runs, template = mini / "runs", mini_runs["good"]
+    a = [float(i % 2 == 0) for i in range(40)]
+    b = [float(i % 4 == 0) for i in range(40)]
+    synth(template, runs, "20260101T000000Z-aaaaaa", "ent-a", a)
+    synth(template, runs, "20260101T000001Z-bbbbbb", "ent-b", b)
+    code, out, _ = invoke("leaderboard", "--runs-dir", runs, "--format", "json")
+    before = next(c for c in json.loads(out) if c["entries"][0]["ranked_on"] == 40)
+    ref = synth(template, runs, "20260101T000002Z-rrrrrr", "baseline-echo", [1.0] * 40)
+    config = json.loads((ref.path / "config.json").read_text())
+    config["target"]["callable"] = "bench.baselines:echo"  # what a baseline's run records
+    (ref.path / "config.json").write_text(json.dumps(config))
+    code, out, err = invoke("leaderboard", "--runs-dir", runs, "--format", "json")
+    assert code == 0, err
+    cohort = next(c for c in json.loads(out) if c["entries"][0]["ranked_on"] == 40)
+    got = [(e["run"]["entrant"], e["rank_lo"], e["reference"]) for e in cohort["entries"]]
+    assert got == [("ent-a", 1, False), ("ent-b", 2, False), ("baseline-echo", None, True)]
+    assert cohort["entries"][-1]["run"]["reference"] == "echo"
+    assert [e["rank_hi"] for e in cohort["entries"][:2]] == [
+        e["rank_hi"] for e in before["entries"]
+    ]
+    code, out, _ = invoke("leaderboard", "--runs-dir", runs)
+    assert "1 reference run(s), not ranked" in out
+    assert "ref   reference  baseline-echo" in out
+
+
+def test_version_1_history_is_migrated_and_reindexed(
+    mini_runs: dict[str, RunDir], mini: Path, tmp_path: Path
+) -> None:
+    from bench.reports.history import MIGRATIONS, sync
+
+    path = tmp_path / "old.sqlite3"
+    db = open_db(path)
+    sync(db, mini / "runs")
+    db.close()
+    with sqlite3.connect(path) as raw:  # back to what version 1 held
+        raw.execute("ALTER TABLE runs DROP COLUMN subset")
+        raw.execute("ALTER TABLE runs DROP COLUMN reference")
+        raw.execute("PRAGMA user_version = 1")
+    raw.close()
+    assert len(MIGRATIONS) == 2
+    db = open_db(path)
+    assert {r["status_updated_at"] for r in db.execute("SELECT * FROM runs")} == {""}
+    assert sorted(sync(db, mini / "runs")) == sorted(r.run_id for r in mini_runs.values())
+    assert all(row.subset is None and row.reference is None for row in list_runs(db))
+
+
+def test_leaderboard_orders_equal_shown_headlines_by_id(
+    mini_runs: dict[str, RunDir], mini: Path, invoke: Invoke, synth: Callable[..., RunDir]
+) -> None:
+    runs, template = mini / "runs", mini_runs["good"]
+    base = [float(i % 3 == 0) for i in range(40)]
+    higher = [*base[:1], 0.01, *base[2:]]  # +0.00025: both print 0.350
+    synth(template, runs, "20260101T000000Z-zzzzzz", "ent-z", higher)
+    synth(template, runs, "20260101T000001Z-aaaaaa", "ent-a", base)
+    code, out, err = invoke("leaderboard", "--runs-dir", runs, "--format", "json")
+    assert code == 0, err
+    cohort = next(c for c in json.loads(out) if c["entries"][0]["ranked_on"] == 40)
+    entries = cohort["entries"]
+    assert [(e["run"]["entrant"], e["rank_lo"]) for e in entries] == [("ent-a", 1), ("ent-z", 1)]
+    assert entries[1]["run"]["headline"] > entries[0]["run"]["headline"]
+    assert f"{entries[0]['run']['headline']:.3f}" == f"{entries[1]['run']['headline']:.3f}"

@@ -13,6 +13,7 @@ import hashlib
 import inspect
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -84,6 +85,35 @@ def _private_key_file(path: Path, key: Ed25519PrivateKey) -> Path:
     return path
 
 
+def _first_sentences(corpora: Path) -> None:
+    """Cut every passage to its first sentence. The mock answers with the top passage whole,
+    and a pasted passage of 20 words or more is not an answer (docs/SCORING.md, "The answer as
+    a whole"); on one-sentence passages it passes the tasks whose fact is in that sentence."""
+    for doc in corpora.glob("*.md"):
+        kept: list[str] = []
+        for section in re.split(r"(?m)^(?=## )", doc.read_text(encoding="utf-8")):
+            head, _, body = section.partition("\n")
+            if head.startswith("## "):
+                sentence = re.split(r"(?<=[.!?])\s", " ".join(body.split()), maxsplit=1)[0]
+                section = f"{head}\n\n{sentence}\n\n"
+            kept.append(section)
+        doc.write_text("".join(kept), encoding="utf-8")
+
+
+def _keep_passes_and_as_many_failures(tasks: Path, run: RunDir) -> None:
+    """Keep the public tasks the mock passed and as many it failed (ids in order), so that any
+    sample of ``SAMPLE`` holds passes and failures in proportions the p-value tests need."""
+    passed = {r.task_id for r in run.attempts() if r.passed}
+    path = tasks / "grounded-qa.public.yaml"
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    failed = [t["id"] for t in document["tasks"] if t["id"] not in passed][: len(passed)]
+    keep = passed | set(failed)
+    assert len(keep) >= SAMPLE
+    document["tasks"] = [t for t in document["tasks"] if t["id"] in keep]
+    path.write_text(yaml.safe_dump(document, allow_unicode=True, sort_keys=False), "utf-8")
+    shutil.rmtree(run.path)
+
+
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Live:
     base = tmp_path_factory.mktemp("live-verify")
@@ -91,6 +121,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Live:
     for source in sorted((REPO / "tasks").glob("grounded-qa.*.yaml")):
         shutil.copy(source, base / "tasks" / source.name)
     shutil.copytree(REPO / "corpora", base / "corpora")
+    _first_sentences(base / "corpora")
     key = Ed25519PrivateKey.generate()
     key_file = _private_key_file(base / "entrant-key", key)
     (base / "submissions").mkdir()
@@ -118,15 +149,16 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Live:
                 }
             )
         )
-        run, status = start_run(
-            RunRequest(
-                tasks=base / "tasks",
-                target_file=target,
-                runs_dir=base / "runs",
-                split="public",
-                concurrency=8,
-            )
+        request = RunRequest(
+            tasks=base / "tasks",
+            target_file=target,
+            runs_dir=base / "runs",
+            split="public",
+            concurrency=8,
         )
+        first, _ = start_run(request)
+        _keep_passes_and_as_many_failures(base / "tasks", first)
+        run, status = start_run(request)
         port = server.port
     assert status.status == "complete"
     bundle = build_bundle(

@@ -110,7 +110,9 @@ def build(options: BuildOptions) -> BuildResult:
         B=options.resamples,
         frontier_B=options.frontier_resamples,
     )
-    records, registry_warnings = load_registry(options.submissions, [e.entrant for e in entries])
+    # A reference run is a shipped baseline, not an entrant: no registry record is expected.
+    entrants = [e.entrant for e in entries if e.reference is None]
+    records, registry_warnings = load_registry(options.submissions, entrants)
     registry_warnings = [*input_warnings(entries, options.verify_bundles), *registry_warnings]
     board = attach_registry(board, records)
     warnings = [*board.warnings, *registry_warnings]

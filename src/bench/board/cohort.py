@@ -83,6 +83,39 @@ def _linear(
     return out
 
 
+HEADLINE_METHOD = "stratified bootstrap-t (studentised)"
+
+
+def _headline(
+    X: Floats,
+    W: npt.NDArray[np.int64],
+    fams: Sequence[str],
+    w: Floats,
+    M: Floats,
+    level: float,
+    families_const: Sequence[bool],
+) -> list[Estimate]:
+    """The headline of every entry with the studentised interval of ``bench.stats`` (the
+    function the one-run summary uses, on the same ``W`` and ``M``), every entry at once."""
+    from bench.stats import studentized_bounds
+
+    varying = [i for i in range(X.shape[0]) if not families_const[i]]
+    column = {i: k for k, i in enumerate(varying)}
+    if len(varying) == X.shape[0]:  # the usual case: no copy of M
+        lo, hi, _ = studentized_bounds(X, fams, W, M, level)
+    elif varying:
+        lo, hi, _ = studentized_bounds(X[varying], fams, W, M[:, varying], level)
+    out = []
+    for i in range(X.shape[0]):
+        value = float(X[i] @ w)
+        if families_const[i]:
+            out.append(_constant(value, X[i], level))
+        else:
+            k = column[i]
+            out.append(_estimate(value, float(lo[k]), float(hi[k]), HEADLINE_METHOD))
+    return out
+
+
 def cohort_stats(
     entries: Sequence[EntryInput],
     tasks: Sequence[str],
@@ -112,7 +145,7 @@ def cohort_stats(
     columns = family_columns(fams)
     const = [all(np.ptp(X[i, c]) == 0.0 for c in columns.values()) for i in range(len(entries))]
     M = Ww @ X.T
-    headline = _linear(X, Ww, w, level, const, M)
+    headline = _headline(X, W, fams, w, M, level, const)
     F = len(columns)
     analytic = [
         float(np.sqrt(sum(np.var(X[i, c]) / c.size for c in columns.values())) / F)

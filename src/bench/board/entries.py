@@ -11,10 +11,40 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from bench.core.rng import DEFAULT_SEED
 from bench.core.text import display_text
 
 if TYPE_CHECKING:
     from bench.reports.summary import RunSummary
+    from bench.stats import HeadlineResult
+
+
+@dataclass(frozen=True)
+class RunHeadline:
+    """A run's own headline, as ``bench run``, ``show``, ``leaderboard`` and ``compare`` print
+    it: :func:`bench.stats.stratified_headline` over the run's scored tasks, in the run's task
+    order, with the run's recorded seed (``config.seed``)."""
+
+    value: float
+    lo: float
+    hi: float
+    method: str
+    level: float
+    pooled: float
+    analytic_se: float
+
+    @classmethod
+    def of(cls, head: HeadlineResult) -> RunHeadline:
+        interval = head.score.interval
+        return cls(
+            value=head.score.value,
+            lo=interval.lo,
+            hi=interval.hi,
+            method=interval.method,
+            level=interval.level,
+            pooled=head.pooled,
+            analytic_se=head.analytic_se,
+        )
 
 
 @dataclass(frozen=True)
@@ -69,10 +99,37 @@ class EntryInput:
     note: str | None = None
     languages: Mapping[str, tuple[float, int]] = field(default_factory=dict)
     """language -> (plain mean task value, tasks) over scorable tasks (``RunSummary.languages``)."""
+    seed: int = DEFAULT_SEED
+    """The run's recorded seed: its headline interval is drawn with it, on every surface."""
+    headline: RunHeadline | None = None
+    """The run's own headline (``RunSummary.headline``); None: computed from ``values``
+    (in their order, which is the run's task order) and ``seed`` by :func:`run_headline`."""
+    subset: str | None = None
+    """``subset: 43 of 86 public tasks`` when the run left out tasks of its split."""
+    reference: str | None = None
+    """The no-model baseline's name for a reference run: listed, marked, never ranked."""
 
     @property
     def key(self) -> str:
         return f"{self.entrant}/{self.fingerprint}"
+
+
+def run_headline(e: EntryInput, level: float = 0.95) -> RunHeadline:
+    """The entry's own headline (see :class:`RunHeadline`): the one carried from the run's
+    summary, or the same function applied to the same values, order and seed."""
+    if e.headline is not None and e.headline.level == level:
+        return e.headline
+    from bench.stats import stratified_headline
+
+    tasks = list(e.values)
+    head = stratified_headline(
+        [e.values[t] for t in tasks],
+        [e.families[t] for t in tasks],
+        seed=e.seed,
+        level=level,
+        label=f"{e.display_name} headline",
+    )
+    return RunHeadline.of(head)
 
 
 def transcript_link(
@@ -134,6 +191,7 @@ def from_summary(
             "repeats": repeats,
             "target": config.comparable,
             "judge": config.judge.get("fingerprint") if config.judge else None,
+            **({"subset": label} if (label := config.task_set.subset_label()) else {}),
         },
         task_set_hash=config.task_set.content_hash,
         split=config.task_set.split,
@@ -164,6 +222,10 @@ def from_summary(
         verified_note=verified_note,
         note=note if isinstance(note, str) else None,
         languages=dict(summary.languages),
+        seed=config.seed,
+        headline=None if summary.headline is None else RunHeadline.of(summary.headline),
+        subset=config.task_set.subset_label(),
+        reference=config.reference(),
     )
 
 
@@ -175,4 +237,12 @@ def p95_point(e: EntryInput) -> float:
     return ordered[max(k, 1) - 1]
 
 
-__all__ = ["EntryInput", "FailedInput", "from_summary", "p95_point", "transcript_link"]
+__all__ = [
+    "EntryInput",
+    "FailedInput",
+    "RunHeadline",
+    "from_summary",
+    "p95_point",
+    "run_headline",
+    "transcript_link",
+]

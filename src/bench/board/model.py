@@ -73,9 +73,20 @@ class EntryRow(Strict):
     config: dict[str, object] = Field(description="what the fingerprint hashes")
     status: str
     ranked: bool
+    reference: str | None = Field(
+        None,
+        description="a no-model baseline's name: a reference row, listed apart, never ranked and "
+        "in no rank, frontier or staircase computation",
+    )
+    subset: str | None = Field(
+        None, description="'subset: 43 of 86 public tasks' when the run left out tasks of its split"
+    )
     rank: int | None = Field(None, description="printed rank: 1 + entrants that certainly beat it")
     rank_hi: int | None = None
-    headline: Estimate | None
+    headline: Estimate | None = Field(
+        description="the run's own headline: its scored tasks, its recorded seed (the interval "
+        "bench run, show, leaderboard and compare print)"
+    )
     analytic_se: float | None
     pooled: float | None
     families: list[FamilyScore]
@@ -115,11 +126,15 @@ class CohortRows(Strict):
     title: str
     task_set_hash: str
     split: str | None
+    subset: str | None = Field(
+        None, description="'subset: 43 of 86 public tasks': the cohort's runs left out tasks"
+    )
     repeats: int
     harness: str
     ranked_on: int = Field(description="tasks every ranked entry scored")
     families: list[str]
     rank_mode: str
+    order: str = Field(description="the rule the rows are listed by")
     entries: list[EntryRow]
     cost_view: list[str] = Field(description="entry keys on the cost/quality staircase")
     latency_view: list[str] = Field(description="entry keys on the latency/quality staircase")

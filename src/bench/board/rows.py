@@ -1,20 +1,28 @@
 """Stage 2: entries -> the board's rows. Pure: plain values in, a :class:`Board` out.
 
-- A cohort is a cohort key (task set hash, split, harness, repeats); cohorts are never ranked
-  together; each is its own table.
+- A cohort is a cohort key (task set hash, split, subset, harness, repeats); cohorts are never
+  ranked together; each is its own table.
 - Within a cohort, one row per (entrant, config fingerprint): the LATEST run by created time
   (then run id), never the best.
 - Only complete runs are ranked, on the tasks every ranked entry scored; the rest are listed.
-- Rows sort by (rank, -headline, entrant, fingerprint); unranked rows follow.
+- Reference runs (no-model baselines, ``RunConfig.reference``) are listed, marked, after the
+  ranked rows: never ranked, and in no rank, frontier or staircase computation.
+- Every row's headline is its run's own (:func:`.entries.run_headline`: its tasks, its seed),
+  the number every other surface prints for that run; ranks and the frontier rest on the
+  cohort's shared resamples over the shared tasks.
+- Rows sort by ``bench.reports.order.order_key``: rank_lo, the headline as shown (3 places),
+  entrant, run id; reference rows, then unranked rows, follow by the same rule.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cohort import cohort_stats
-from .entries import EntryInput, p95_point
-from .model import Board, CohortRows, EntryRow, FailedTask, LanguageScore
+from bench.reports.order import SHOWN_DECIMALS, order_key
+
+from .cohort import CohortStats, cohort_stats
+from .entries import EntryInput, RunHeadline, p95_point, run_headline
+from .model import Board, CohortRows, EntryRow, Estimate, FailedTask, LanguageScore
 
 RANK_MODE = (
     "per-pair paired bootstrap on the shared resamples: i beats j when i is ahead in more than "
@@ -22,6 +30,10 @@ RANK_MODE = (
     "entrants that certainly beat it; not simultaneous over all pairs"
 )
 SMALL_FAMILY = 10
+ORDER = (
+    f"rank (best end), then the headline as shown ({SHOWN_DECIMALS} places), then entrant id, "
+    "then run id; reference rows, then unranked rows, follow in the same order"
+)
 
 
 def latest_per_key(entries: Sequence[EntryInput]) -> list[EntryInput]:
@@ -59,6 +71,8 @@ def _row(e: EntryInput, **stats: object) -> EntryRow:
             "judge_excluded": list(e.judge_excluded),
             "failed": [FailedTask(**vars(f)) for f in e.failed],
             "note": e.note,
+            "reference": e.reference,
+            "subset": e.subset,
             "languages": [
                 LanguageScore(language=lang, n=n, mean=mean)
                 for lang, (mean, n) in sorted(e.languages.items())
@@ -72,12 +86,41 @@ def _p95(e: EntryInput) -> float | None:
     return p95_point(e) if e.latencies else None
 
 
+def _estimate(head: RunHeadline) -> Estimate:
+    return Estimate(value=head.value, lo=head.lo, hi=head.hi, method=head.method)
+
+
+def _stats_of(
+    e: EntryInput, st: CohortStats, i: int, *, level: float, ranked: bool
+) -> dict[str, object]:
+    """The row's statistics: the run's own headline; the rest from the cohort's resamples."""
+    head = run_headline(e, level)
+    return {
+        "ranked": ranked,
+        "rank": st.rank_lo[i] if ranked else None,
+        "rank_hi": st.rank_hi[i] if ranked else None,
+        "headline": _estimate(head),
+        "analytic_se": head.analytic_se,
+        "pooled": head.pooled,
+        "families": st.families[i],
+        "pass_hat_k": st.pass_hat[i],
+        "flakiness": st.flakiness[i],
+        "frontier_probability": st.probability[i] if ranked else None,
+        "on_frontier": st.on_frontier[i] if ranked else False,
+        "dominated_95": st.dominated[i] if ranked else False,
+    }
+
+
 def _cohort(
     members: list[EntryInput], *, B: int, seed: int, frontier_B: int, level: float
 ) -> CohortRows:
     first = members[0]
     warnings: list[str] = []
-    ranked = [e for e in members if e.status == "complete" and e.values]
+    if first.subset:
+        warnings.append(f"{first.subset}: these runs left out tasks of the split (not publishable)")
+    listed = [e for e in members if e.status == "complete" and e.values]
+    ranked = [e for e in listed if e.reference is None]
+    references = [e for e in listed if e.reference is not None]
     for e in members:
         if e.status != "complete" or not e.values:
             warnings.append(f"{e.key}: run {e.run_id} is {e.status}; listed, not ranked")
@@ -96,49 +139,44 @@ def _cohort(
     if ranked:
         st = cohort_stats(ranked, tasks, B=B, seed=seed, frontier_B=frontier_B, level=level)
         for i, e in enumerate(ranked):
-            rows.append(
-                _row(
-                    e,
-                    ranked=True,
-                    rank=st.rank_lo[i],
-                    rank_hi=st.rank_hi[i],
-                    headline=st.headline[i],
-                    analytic_se=st.analytic_se[i],
-                    pooled=st.pooled[i],
-                    families=st.families[i],
-                    pass_hat_k=st.pass_hat[i],
-                    flakiness=st.flakiness[i],
-                    frontier_probability=st.probability[i],
-                    on_frontier=st.on_frontier[i],
-                    dominated_95=st.dominated[i],
-                )
-            )
-    rows.sort(
-        key=lambda r: (
-            r.rank or 0,
-            -(r.headline.value if r.headline else 0.0),
-            r.entrant,
-            r.fingerprint,
-        )
-    )
-    chosen = {id(e) for e in ranked}  # by identity: EntryInput equality compares every field
+            rows.append(_row(e, **_stats_of(e, st, i, level=level, ranked=True)))
+    for e in references:  # alone: a reference row changes no other row
+        own = sorted(e.values)
+        st = cohort_stats([e], own, B=B, seed=seed, frontier_B=frontier_B, level=level)
+        rows.append(_row(e, **_stats_of(e, st, 0, level=level, ranked=False)))
+    # By identity: EntryInput equality compares every field.
+    chosen = {id(e) for e in ranked} | {id(e) for e in references}
     for e in members:
         if id(e) not in chosen:
             rows.append(
                 _row(e, ranked=False, headline=None, analytic_se=None, pooled=None, families=[])
             )
+    rows.sort(
+        key=lambda r: order_key(
+            r.rank,
+            r.headline.value if r.headline else None,
+            r.entrant,
+            r.run_id,
+            group=0 if r.ranked else 1 if r.reference is not None and r.headline else 2,
+        )
+    )
     measured = [r for r in rows if r.ranked and r.cost_usd is not None and r.headline]
+    split = f"{first.split or 'all'} split"
+    if first.subset:
+        split += f" ({first.subset})"
     return CohortRows(
         cohort_key=first.cohort_key,
-        title=f"{first.split or 'all'} split, task set {first.task_set_hash[:12]}, "
+        title=f"{split}, task set {first.task_set_hash[:12]}, "
         f"{first.repeats} repeat{'s' if first.repeats != 1 else ''}, harness {first.harness}",
         task_set_hash=first.task_set_hash,
         split=first.split,
+        subset=first.subset,
         repeats=first.repeats,
         harness=first.harness,
         ranked_on=len(tasks),
         families=families,
         rank_mode=RANK_MODE.format(pct=f"{(1 + level) / 2:.1%}"),
+        order=ORDER,
         entries=rows,
         cost_view=_stair(
             [

@@ -63,7 +63,13 @@ def board() -> None:
     "version), an unverifiable bundle, a small family, a partial run.",
 )
 @click.option("--repo-url", default=None, help="https:// URL of the repository (transcript links).")
-@click.option("--seed", type=int, default=None, help="Seed of the shared resamples.")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed of the shared resamples (ranks, family intervals, frontier); a row's headline "
+    "interval uses its run's recorded seed.",
+)
 @click.option(
     "--resamples", type=int, default=2000, show_default=True, help="Bootstrap resamples (B)."
 )

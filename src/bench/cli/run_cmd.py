@@ -45,7 +45,12 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
 @click.option("--replay", help="Replay a recorded run's cassette instead of a target (run ref).")
 @click.option("--corpora", type=click.Path(path_type=Path, file_okay=False), help="Corpus root.")
 @click.option("--split", type=click.Choice(["public", "private"]), help="Only this split.")
-@click.option("--task", "task_ids", multiple=True, help="Only this task id (repeatable).")
+@click.option(
+    "--task",
+    "task_ids",
+    multiple=True,
+    help="Only this task id (repeatable); leaving tasks of the split out makes a subset run.",
+)
 @click.option("--language", help="Only tasks written in this language (e.g. tr).")
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
@@ -54,7 +59,12 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
     type=click.FloatRange(min=0, min_open=True),
     help="Per-attempt timeout (s), replacing each task's own limit (up or down).",
 )
-@click.option("--seed", type=int, default=None, help="Seed recorded with the run.")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed recorded with the run; its headline interval is drawn with it everywhere.",
+)
 @click.option("--resume", "resume_ref", help="Continue this run (id, prefix, path or 'latest').")
 @click.option(
     "--shard",

@@ -52,6 +52,8 @@ def _as_json(summary: object, task_id: str | None) -> dict[str, object]:
         "display_name": summary.config.display_name,
         "status": summary.status.status,
         "config_fingerprint": summary.config.fingerprint(),
+        "subset": summary.config.task_set.subset_label(),
+        "reference": summary.config.reference(),
         "score": None if head is None else head.score.model_dump(mode="json"),
         "pooled": None if head is None else head.pooled,
         "family_means": None if head is None else head.family_means,

@@ -8,6 +8,7 @@ from .run import (
     RunState,
     RunStatus,
     TaskSetRef,
+    TaskSubset,
     attempt_filename,
 )
 from .store import CASSETTE, RunDir, RunStore
@@ -24,5 +25,6 @@ __all__ = [
     "RunStatus",
     "RunStore",
     "TaskSetRef",
+    "TaskSubset",
     "attempt_filename",
 ]

@@ -21,12 +21,46 @@ from bench.core.score import Outcome, Verdict
 from bench.core.trace import Trace
 
 
+class TaskSubset(Strict):
+    """A selection that left out tasks of its split (``--task``, ``--language``): such a run
+    never shares a cohort with runs of the whole split and says so wherever it is shown."""
+
+    tasks: int = Field(ge=1, description="tasks chosen (the whole selection, every shard)")
+    of: int = Field(ge=1, description="tasks in the split (the whole set when no split)")
+    of_hash: str = Field(description="content hash of the whole split the tasks came from")
+    by: list[str] = Field(description="the filters that chose them: 'task', 'language'")
+
+
 class TaskSetRef(Strict):
     path: str
     content_hash: str
     split: Literal["public", "private"] | None
     task_ids: list[str]
     language: str | None = Field(None, description="only tasks in this language, when chosen")
+    subset: TaskSubset | None = Field(
+        None, description="set when the selection left out tasks of the split; None: all of it"
+    )
+
+    def subset_label(self) -> str | None:
+        """``subset: 43 of 86 public tasks`` for a subset run, None for the whole split."""
+        if self.subset is None:
+            return None
+        where = f" {self.split}" if self.split else ""
+        return f"subset: {self.subset.tasks} of {self.subset.of}{where} tasks"
+
+    def comparability(self) -> dict[str, Any]:
+        """What the task set adds to the fingerprint and the cohort key. The subset only when
+        set, so the keys of whole-split runs stay what they were."""
+        subset = self.subset
+        return {
+            "task_set": self.content_hash,
+            "split": self.split,
+            **({"subset": [subset.of_hash, subset.tasks, subset.of]} if subset else {}),
+        }
+
+
+BASELINE_CALLABLE = "bench.baselines:"
+"""A scripted target whose callable starts with this runs a shipped no-model baseline."""
 
 
 class RunConfig(Strict):
@@ -61,8 +95,7 @@ class RunConfig(Strict):
         """What makes two runs comparable (a cohort on the board)."""
         return fingerprint(
             {
-                "task_set": self.task_set.content_hash,
-                "split": self.task_set.split,
+                **self.task_set.comparability(),
                 "harness": self.harness_version,
                 "target": self.comparable,
                 "repeats": self.repeats,
@@ -75,12 +108,28 @@ class RunConfig(Strict):
         """Runs with equal cohort keys were scored on the same tasks the same way."""
         return fingerprint(
             {
-                "task_set": self.task_set.content_hash,
-                "split": self.task_set.split,
+                **self.task_set.comparability(),
                 "harness": self.harness_version,
                 "repeats": self.repeats,
             }
         )
+
+    def reference(self) -> str | None:
+        """The baseline's name when this run is a reference run, else None.
+
+        A reference run is a run of one of the shipped no-model baselines (``bench.baselines``):
+        a ``scripted`` target whose recorded callable is ``bench.baselines:<name>``. It is
+        decided from what the run executed, not from a flag a target file sets
+        (docs/DECISIONS.md 29). The board and ``bench leaderboard`` list it, marked, and never
+        rank it.
+        """
+        called = self.target.get("callable")
+        if self.target_kind != "scripted" or not isinstance(called, str):
+            return None
+        if not called.startswith(BASELINE_CALLABLE):
+            return None
+        name = called.removeprefix(BASELINE_CALLABLE)
+        return name or None
 
     def resume_key(self) -> dict[str, Any]:
         """What must not change for ``--resume`` to continue this run."""
@@ -166,6 +215,7 @@ def attempt_filename(task_id: str, repeat: int) -> str:
 
 
 __all__ = [
+    "BASELINE_CALLABLE",
     "AttemptKey",
     "AttemptRecord",
     "Budget",
@@ -173,5 +223,6 @@ __all__ = [
     "RunState",
     "RunStatus",
     "TaskSetRef",
+    "TaskSubset",
     "attempt_filename",
 ]

@@ -1,9 +1,10 @@
 """Reading the history: the run list, the local leaderboard and the export.
 
 Leaderboard rule (docs/REPORTS.md): complete runs only; grouped by cohort key; the latest run
-per (entrant, config fingerprint); ranked on the tasks every entry of the cohort scored, with
-tie-aware ranks from the shared seeded resample matrix (``bench.stats.ranks``); sorted by
-``(rank_lo, -headline, entrant, fingerprint)``.
+per (entrant, config fingerprint); ranked on the tasks every ranked entry of the cohort scored,
+with tie-aware ranks from the shared seeded resample matrix (``bench.stats.ranks``); reference
+(baseline) runs listed after them, never ranked; sorted by :func:`.order.order_key` (rank_lo,
+the headline as shown, entrant, run id), the order the board uses too.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import sqlite3
 
 from bench.core.models import Strict
 from bench.core.rng import DEFAULT_SEED
+
+from .order import order_key
 
 
 class HistoryRow(Strict):
@@ -23,6 +26,10 @@ class HistoryRow(Strict):
     status: str
     fingerprint: str
     cohort_key: str
+    subset: str | None = None
+    """``subset: 43 of 86 public tasks`` for a run on part of its split."""
+    reference: str | None = None
+    """The baseline's name for a reference run (never ranked)."""
     split: str | None
     repeats: int
     headline: float | None
@@ -41,16 +48,19 @@ class HistoryRow(Strict):
 
 
 class BoardEntry(Strict):
-    rank_lo: int
-    rank_hi: int
+    rank_lo: int | None
+    """None for a reference run: listed, never ranked."""
+    rank_hi: int | None
     run: HistoryRow
     ranked_on: int
-    """Number of tasks the ranks rest on (scored by every entry of the cohort)."""
+    """Number of tasks the ranks rest on (scored by every ranked entry of the cohort)."""
+    reference: bool = False
 
 
 class Cohort(Strict):
     cohort_key: str
     split: str | None
+    subset: str | None = None
     repeats: int
     seed: int
     B: int
@@ -96,50 +106,68 @@ def _latest(db: sqlite3.Connection) -> dict[str, list[HistoryRow]]:
     return {key: list(runs.values()) for key, runs in sorted(cohorts.items())}
 
 
+def _ranks(
+    db: sqlite3.Connection, runs: list[HistoryRow], B: int, seed: int, alpha: float
+) -> tuple[list[int], list[int], int]:
+    """Tie-aware ranks of ``runs`` on the tasks all of them scored, and how many those are."""
+    from bench.stats import headline_bootstrap, task_weights
+    from bench.stats.ranks import tie_ranks
+
+    if not runs:
+        return [], [], 0
+    values: list[dict[str, tuple[str, float]]] = []
+    for run in runs:
+        rows = db.execute(
+            "SELECT task_id, family, value FROM task_values WHERE run_id = ?", (run.run_id,)
+        )
+        values.append({r["task_id"]: (r["family"], float(r["value"])) for r in rows})
+    shared = sorted(set.intersection(*(set(v) for v in values)))
+    if not shared:
+        return [1] * len(runs), [len(runs)] * len(runs), 0
+    families = [values[0][t][0] for t in shared]
+    X = [[v[t][1] for t in shared] for v in values]
+    M = headline_bootstrap(X, families, B, seed)
+    lo, hi = tie_ranks(M, alpha, X=X, weights=list(task_weights(families)))
+    return list(lo), list(hi), len(shared)
+
+
 def leaderboard(
     db: sqlite3.Connection, *, B: int = 2000, seed: int = DEFAULT_SEED, alpha: float = 0.05
 ) -> list[Cohort]:
-    from bench.stats import headline_bootstrap, task_weights
     from bench.stats.paired import SMALL_N
-    from bench.stats.ranks import tie_ranks
 
     out = []
     for key, runs in _latest(db).items():
-        values: list[dict[str, tuple[str, float]]] = []
-        for run in runs:
-            rows = db.execute(
-                "SELECT task_id, family, value FROM task_values WHERE run_id = ?", (run.run_id,)
-            )
-            values.append({r["task_id"]: (r["family"], float(r["value"])) for r in rows})
-        shared = sorted(set.intersection(*(set(v) for v in values)))
-        ranks: tuple[tuple[int, ...], tuple[int, ...]]
-        if shared:
-            families = [values[0][t][0] for t in shared]
-            X = [[v[t][1] for t in shared] for v in values]
-            M = headline_bootstrap(X, families, B, seed)
-            ranks = tie_ranks(M, alpha, X=X, weights=list(task_weights(families)))
-        else:
-            ranks = (tuple(1 for _ in runs), tuple(len(runs) for _ in runs))
+        ranked = [run for run in runs if run.reference is None]
+        references = [run for run in runs if run.reference is not None]
+        lo, hi, n_shared = _ranks(db, ranked, B, seed, alpha)
         mode = (
             f"pairwise, alpha={alpha}: "
             + (
                 f"sign-flip test (< {SMALL_N} shared tasks)"
-                if len(shared) < SMALL_N
+                if n_shared < SMALL_N
                 else f"paired stratified bootstrap B={B}, seed={seed}"
             )  # fmt: skip
         )
         entries = [
-            BoardEntry(rank_lo=lo, rank_hi=hi, run=run, ranked_on=len(shared))
-            for lo, hi, run in zip(ranks[0], ranks[1], runs, strict=True)
+            BoardEntry(rank_lo=a, rank_hi=b, run=run, ranked_on=n_shared)
+            for a, b, run in zip(lo, hi, ranked, strict=True)
+        ]
+        entries += [
+            BoardEntry(rank_lo=None, rank_hi=None, run=run, ranked_on=n_shared, reference=True)
+            for run in references
         ]
         entries.sort(
-            key=lambda e: (e.rank_lo, -(e.run.headline or 0.0), e.run.entrant, e.run.fingerprint)
+            key=lambda e: order_key(
+                e.rank_lo, e.run.headline, e.run.entrant, e.run.run_id, group=int(e.reference)
+            )
         )
         first = runs[0]
         out.append(
             Cohort(
                 cohort_key=key,
                 split=first.split,
+                subset=first.subset,
                 repeats=first.repeats,
                 seed=seed,
                 B=B,

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .board import Cohort, HistoryRow
+from .order import shown
 
 
 def _score(row: HistoryRow) -> str:
     if row.headline is None or row.headline_lo is None or row.headline_hi is None:
         return "n/a"
-    return f"{row.headline:.3f} [{row.headline_lo:.3f}, {row.headline_hi:.3f}]"
+    return f"{shown(row.headline)} [{shown(row.headline_lo)}, {shown(row.headline_hi)}]"
 
 
 def _grid(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
@@ -32,7 +33,7 @@ def render_history(rows: list[HistoryRow]) -> str:
             r.run_id,
             r.entrant,
             r.model or "",
-            r.status,
+            ", ".join(x for x in (r.status, r.subset, r.reference and "reference") if x),
             _score(r),
             f"{r.tasks_passed}/{r.tasks_scored}",
             str(r.errored),
@@ -50,19 +51,29 @@ def render_leaderboard(cohorts: list[Cohort]) -> str:
     lines: list[str] = []
     for cohort in cohorts:
         entries = cohort.entries
+        ranked = [e for e in entries if not e.reference]
+        where = cohort.split or "all splits"
+        if cohort.subset:
+            where += f", {cohort.subset}"
         lines.append(
-            f"cohort {cohort.cohort_key} ({cohort.split or 'all splits'}, {cohort.repeats} "
-            f"repeat(s)): {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}, ranked on "
-            f"{entries[0].ranked_on} shared task(s)"
+            f"cohort {cohort.cohort_key} ({where}, {cohort.repeats} repeat(s)): {len(ranked)} "
+            f"entr{'y' if len(ranked) == 1 else 'ies'}, ranked on {entries[0].ranked_on} shared "
+            "task(s)"
+            + (
+                f"; {len(entries) - len(ranked)} reference run(s), not ranked"
+                if ranked != entries
+                else ""
+            )  # fmt: skip
         )
         lines.append(
-            f"  ranks: {cohort.mode}; equal rank = indistinguishable; range = rank_lo-rank_hi"
+            f"  ranks: {cohort.mode}; equal rank = indistinguishable; range = rank_lo-rank_hi; "
+            "order: rank_lo, headline as shown, entrant, run id"
         )
         header = ("rank", "range", "entrant", "model", "score [95% interval]", "run", "fingerprint")
         body = [
             (
-                str(e.rank_lo),
-                f"{e.rank_lo}-{e.rank_hi}",
+                "ref" if e.rank_lo is None else str(e.rank_lo),
+                "reference" if e.rank_lo is None else f"{e.rank_lo}-{e.rank_hi}",
                 e.run.entrant,
                 e.run.model or "",
                 _score(e.run),

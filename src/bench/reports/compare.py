@@ -111,6 +111,7 @@ def fingerprint_fields(config: RunConfig) -> dict[str, str]:
     out: dict[str, str] = {
         "task_set": config.task_set.content_hash,
         "split": str(config.task_set.split),
+        "subset": config.task_set.subset_label() or "none (the whole split)",
         "harness": config.harness_version,
         "repeats": str(config.repeats),
         "judge": str(config.judge["fingerprint"]) if config.judge else "none",

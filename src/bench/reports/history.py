@@ -70,6 +70,13 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX runs_cohort ON runs(cohort_key, entrant, fingerprint, created_at);
     CREATE INDEX runs_created ON runs(created_at);
     """,
+    # 2: a run on a subset of its split, and a reference (baseline) run, are said so; every
+    # run indexed before is marked stale (an empty status time), so the next sync re-reads it.
+    """
+    ALTER TABLE runs ADD COLUMN subset TEXT;
+    ALTER TABLE runs ADD COLUMN reference TEXT;
+    UPDATE runs SET status_updated_at = '';
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 DEFAULT_DB = "history.sqlite3"
@@ -132,6 +139,8 @@ def index_run(db: sqlite3.Connection, run_dir: Path) -> str:
         "seed": config.seed,
         "fingerprint": config.fingerprint(),
         "cohort_key": config.cohort_key(),
+        "subset": config.task_set.subset_label(),
+        "reference": config.reference(),
         "status": status.status,
         "headline": None if head is None else head.score.value,
         "headline_lo": None if head is None else head.score.interval.lo,

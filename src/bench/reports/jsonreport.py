@@ -55,6 +55,12 @@ class RunReport(Strict):
     task_set_path: str
     task_set_hash: str
     split: str | None
+    subset: str | None = Field(
+        None, description="'subset: 43 of 86 public tasks' when the run left out tasks of its split"
+    )
+    reference: str | None = Field(
+        None, description="the no-model baseline's name for a reference run (never ranked)"
+    )
     repeats: int
     headline: Score | None = Field(description="mean of family means with its interval")
     pooled: float | None
@@ -96,6 +102,8 @@ def build_report(summary: RunSummary) -> RunReport:
         task_set_path=config.task_set.path,
         task_set_hash=config.task_set.content_hash,
         split=config.task_set.split,
+        subset=config.task_set.subset_label(),
+        reference=config.reference(),
         repeats=config.repeats,
         headline=None if head is None else head.score,
         pooled=None if head is None else head.pooled,

@@ -50,6 +50,8 @@ def render_junit(summary: RunSummary) -> str:
         else f"[{head.score.interval.lo:.6f}, "
         f"{head.score.interval.hi:.6f}] {head.score.interval.method}",
         "cost": summary.cost_note,
+        **({"subset": label} if (label := config.task_set.subset_label()) else {}),
+        **({"reference": name} if (name := config.reference()) else {}),
     }
     for name, value in properties.items():
         _sub(props, "property", name=name, value=value)

@@ -12,7 +12,7 @@ from collections import Counter
 
 from bench.core.clock import iso_z
 
-from .summary import COUNTED, RunSummary
+from .summary import COUNTED, RunSummary, scope_lines
 from .tracetext import trace_text
 
 _SIGNIFICANT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~=])")
@@ -96,6 +96,7 @@ def render_markdown(summary: RunSummary) -> str:
         f"{config.repeats} repeat(s)",
         f"- task set: {escape(config.task_set.path)} ({config.task_set.split or 'all splits'}, "
         f"{len(config.task_set.task_ids)} tasks, hash `{config.task_set.content_hash[:12]}`)",
+        *(f"- **{escape(line)}**" for line in scope_lines(config)),
         f"- config fingerprint `{config.fingerprint()}`; cohort `{config.cohort_key()}`",
         f"- cost {escape(summary.cost_note)}; tokens {summary.tokens}",
         "",

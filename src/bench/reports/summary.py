@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bench.core.pairs import pair_scores
 from bench.core.score import TaskScore
 from bench.records.run import AttemptRecord, RunConfig, RunStatus
 from bench.records.store import RunDir
@@ -155,6 +156,7 @@ def summarize(run: RunDir, seed: int | None = None) -> RunSummary:
         by_task[record.task_id].append(record)
     order = [tid for tid in config.task_set.task_ids if tid in by_task]
     scores = tuple(fold_task(tid, by_task[tid][0].family, by_task[tid]) for tid in order)
+    scores = pair_scores(scores)  # refuse/help pairs are scored as pairs (docs/SCORING.md)
     headline = None
     scorable = [s for s in scores if s.value is not None]
     if scorable:
@@ -224,9 +226,37 @@ def summarize(run: RunDir, seed: int | None = None) -> RunSummary:
     )
 
 
+def scope_lines(config: RunConfig) -> list[str]:
+    """What a reader must know before reading the score: a run on a subset of its split, a
+    reference (baseline) run. Empty for an ordinary whole-split run."""
+    lines = []
+    subset = config.task_set.subset
+    label = config.task_set.subset_label()
+    if subset is not None and label is not None:
+        chosen = " and ".join(f"--{name}" for name in subset.by) or "a filter"
+        lines.append(
+            f"{label} (chosen with {chosen}); compared only with runs of the same tasks, "
+            "never with whole-split runs"
+        )
+    reference = config.reference()
+    if reference is not None:
+        lines.append(
+            f"reference run: the no-model baseline {reference}; listed on the board, never ranked"
+        )
+    return lines
+
+
 def _why_unscorable(records: list[AttemptRecord]) -> str:
     reasons = [f"{r.outcome.replace('_', ' ')}: {r.reason}" for r in records if r.reason]
     return reasons[0] if reasons else "no attempt could be scored"
 
 
-__all__ = ["Failure", "RunSummary", "axis_values", "fold_task", "p95", "summarize"]
+__all__ = [
+    "Failure",
+    "RunSummary",
+    "axis_values",
+    "fold_task",
+    "p95",
+    "scope_lines",
+    "summarize",
+]

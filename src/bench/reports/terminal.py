@@ -6,7 +6,8 @@ from bench.core.clock import iso_z
 from bench.records.run import AttemptRecord
 
 from .compare import Comparison
-from .summary import RunSummary
+from .order import shown
+from .summary import RunSummary, scope_lines
 from .tracetext import attempt_lines
 
 WIDTH = 100
@@ -24,7 +25,7 @@ def score_line(summary: RunSummary) -> str:
     score = head.score
     families = len(head.family_means)
     return (
-        f"score {score.value:.3f} [{score.interval.lo:.3f}, {score.interval.hi:.3f}] "
+        f"score {shown(score.value)} [{shown(score.interval.lo)}, {shown(score.interval.hi)}] "
         f"({score.interval.level:.0%} interval) over {score.n} task(s): mean of {families} "
         f"family mean(s); pooled {head.pooled:.3f}"
     )
@@ -44,6 +45,7 @@ def render_summary(summary: RunSummary) -> list[str]:
         f"  task set {config.task_set.path} ({split}, {len(config.task_set.task_ids)} tasks, "
         f"hash {config.task_set.content_hash[:12]})   config fingerprint {config.fingerprint()}"
     )
+    lines.extend(f"  {line}" for line in scope_lines(config))
     if status.partial_reason:
         lines.append(f"  PARTIAL: {status.partial_reason}")
     if summary.harness_faults:

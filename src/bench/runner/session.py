@@ -20,7 +20,7 @@ from bench.core.errors import InputError, RunStoreError, UsageError
 from bench.core.ids import new_run_id
 from bench.core.rng import DEFAULT_SEED
 from bench.corpus import CorpusLibrary
-from bench.records.run import RunConfig, RunStatus, TaskSetRef
+from bench.records.run import RunConfig, RunStatus, TaskSetRef, TaskSubset
 from bench.records.store import RunDir, RunStore
 from bench.scorers.judge.service import RunJudge
 from bench.targets.base import Target, TargetSpec
@@ -165,6 +165,17 @@ def _target(request: RunRequest, store: RunStore) -> tuple[Target, str, dict[str
     return built, f"replay:{original.run_id}", original.config().server
 
 
+def _subset(whole: TaskSet, chosen: TaskSet, request: RunRequest) -> TaskSubset | None:
+    """What a ``--task``/``--language`` selection left out of the split, if anything."""
+    if len(chosen.tasks) == len(whole.tasks):
+        return None
+    filters = (("task", request.task_ids), ("language", request.language))
+    by = [name for name, used in filters if used]
+    return TaskSubset(
+        tasks=len(chosen.tasks), of=len(whole.tasks), of_hash=whole.content_hash(), by=by
+    )
+
+
 def prepare(
     request: RunRequest, store: RunStore, run_id: str | None = None, created: Any = None
 ) -> Prepared:
@@ -173,9 +184,8 @@ def prepare(
         raise UsageError("--repeats must be at least 1")
     if request.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
-    task_set = load_task_set(request.tasks, request.corpus_root).select(
-        request.split, request.task_ids, request.language
-    )
+    whole = load_task_set(request.tasks, request.corpus_root).select(request.split)
+    task_set = whole.select(None, request.task_ids, request.language)
     if request.task_ids:
         missing = sorted(set(request.task_ids) - set(task_set.by_id()))
         if missing:
@@ -189,6 +199,7 @@ def prepare(
             f"no tasks in split '{request.split}'", code="TASKS_EMPTY", path=request.tasks
         )
     selection_hash = task_set.content_hash()  # a shard keeps the whole selection's hash
+    subset = _subset(whole, task_set, request)
     shard: ShardInfo | None = None
     if request.shard is not None:
         all_ids = [task.id for task in task_set.tasks]
@@ -223,6 +234,7 @@ def prepare(
             split=request.split,
             task_ids=[task.id for task in task_set.tasks],
             language=request.language,
+            subset=subset,
         ),
         repeats=request.repeats,
         concurrency=request.concurrency,

@@ -53,6 +53,14 @@ def check_tasks(bundle: Path, task_set: TaskSet, run: BundleRun, manifest: Bundl
             path=str(bundle / "manifest.json"),
             field="task_set_hash",
         )
+    subset = run.config.task_set.subset_label()
+    if subset is not None:  # only whole-split runs are published (docs/METHODOLOGY.md)
+        raise VerifyFailure(
+            Code.TASK_SET_MISMATCH,
+            f"the run claims to be a subset ({subset}); only whole-split runs are published",
+            path=str(bundle / "config.json"),
+            field="task_set.subset",
+        )
     if run.config.task_set.task_ids != [task.id for task in task_set.tasks]:
         raise VerifyFailure(
             Code.TASK_SET_MISMATCH,
