@@ -656,3 +656,96 @@ def test_board_build_with_no_runs_leaves_local_runs_out(tmp_path: Path) -> None:
         board = json.loads((out / "board.json").read_text())
         counts[tuple(flags)] = sum(len(c["entries"]) for c in board["cohorts"])
     assert counts[()] >= 1 and counts[("--no-runs",)] == 0
+
+
+# --- publish.yml builds a site: empty results/, a populated one, and --strict's limits ---------
+
+PAGES_ENV = {"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "bench-suite/bench"}
+
+
+def _publish(repo: Path, tmp: Path) -> list[tuple[str, int, str]]:
+    temp = tmp / "runner-temp"
+    temp.mkdir(exist_ok=True)
+    results = _run_steps(repo, "publish.yml", "build", {"RUNNER_TEMP": str(temp), **PAGES_ENV}, tmp)
+    return [(name, r.returncode, r.stdout + r.stderr) for name, r in results]
+
+
+def test_publish_builds_an_empty_state_page_for_an_empty_results(tmp_path: Path) -> None:
+    repo, _, _ = _fixture_repo(tmp_path)
+    (repo / "results").mkdir()
+    (repo / "results" / ".gitkeep").write_text("")
+    steps = _publish(repo, tmp_path)
+    assert [(name, code) for name, code, _ in steps] == [
+        ("re-verify every bundle", 0),
+        ("build the board", 0),
+    ], steps[-1][2]
+    assert "no runs or bundles found" in steps[-1][2]  # a note, shown, never a failure
+    page = (repo / "site" / "index.html").read_text(encoding="utf-8")
+    assert "No results yet" in page
+    guide = "https://github.com/bench-suite/bench/blob/HEAD/docs/SUBMISSIONS.md"
+    assert f'<a href="{guide}"' in page
+    assert (repo / "site" / "board.json").is_file()
+
+
+REGISTRY = """display_name: Mini Good
+organisation: bench-suite tests
+model: mini-good (a fixture target)
+links: []
+contact: the tests
+license: MIT
+description: The fixture repository's one entrant.
+"""
+
+
+def _populated(tmp_path: Path, registered: bool) -> Path:
+    repo, key, run = _fixture_repo(tmp_path)
+    _pr(repo, key, run, tmp_path)
+    if registered:
+        (repo / "submissions" / "mini-good.yaml").write_text(REGISTRY)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "a bundle")
+    return repo
+
+
+def test_publish_builds_a_populated_board_whose_notes_do_not_fail_strict(tmp_path: Path) -> None:
+    repo = _populated(tmp_path, registered=True)
+    steps = _publish(repo, tmp_path)
+    assert [(name, code) for name, code, _ in steps] == [
+        ("re-verify every bundle", 0),
+        ("build the board", 0),
+    ], steps[-1][2]
+    # The mini task set's families are small: a note on the page, not a reason to fail.
+    assert "tasks (< 10)" in steps[-1][2]
+    page = (repo / "site" / "index.html").read_text(encoding="utf-8")
+    assert "Mini Good" in page and "No results yet" not in page
+
+
+def test_publish_strict_fails_on_an_unknown_entrant(tmp_path: Path) -> None:
+    repo = _populated(tmp_path, registered=False)
+    steps = _publish(repo, tmp_path)
+    assert [(name, code) for name, code, _ in steps] == [
+        ("re-verify every bundle", 0),
+        ("build the board", 3),
+    ]
+    assert "error[BOARD_STRICT]" in steps[-1][2] and "unknown entrant 'mini-good'" in steps[-1][2]
+    assert "tasks (< 10)" not in steps[-1][2].split("error[BOARD_STRICT]")[1]
+    assert not (repo / "site").exists()
+
+
+def test_strict_fails_on_an_unverifiable_bundle_but_not_on_notes(tmp_path: Path) -> None:
+    from bench.board import BuildOptions, build
+    from bench.board.errors import BoardBuildError
+
+    repo = _populated(tmp_path, registered=True)
+    options = BuildOptions(
+        runs=None, results=repo / "results", out=tmp_path / "site", strict=True,
+        submissions=repo / "submissions", resamples=20, frontier_resamples=20,
+    )  # fmt: skip
+    result = build(options)
+    assert result.problems == () and any("tasks (< 10)" in w for w in result.warnings)
+    [bundle] = (repo / "results" / "mini-good").iterdir()
+    status = bundle / "status.json"
+    status.write_text(status.read_text().replace('"complete"', '"partial"'))
+    with pytest.raises(BoardBuildError) as raised:
+        build(options)
+    assert raised.value.code == "BOARD_STRICT" and "unverifiable bundle" in raised.value.message

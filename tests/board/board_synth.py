@@ -127,7 +127,7 @@ def write_runs(root: Path, specs: Sequence[SynthRun]) -> list[Path]:
 
 
 def triple(n: int = 100) -> tuple[dict[str, str], list[SynthRun]]:
-    """STATISTICS.md (b): the non-transitive triple on 100 binary tasks (one repeat)."""
+    """The non-transitive triple on 100 binary tasks (one repeat)."""
     ids = [f"t{i:03d}" for i in range(n)]
     solved = {
         "a": set(range(10)) | set(range(14, 24)) | set(range(28, 64)),

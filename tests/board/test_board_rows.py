@@ -1,4 +1,4 @@
-"""The rows stage: plain entries in, the board's rows out. Known answers of STATISTICS.md."""
+"""The rows stage: plain entries in, the board's rows out. Known answers (docs/METHODOLOGY.md)."""
 
 from __future__ import annotations
 

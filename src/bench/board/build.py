@@ -20,8 +20,8 @@ class BuildOptions:
     runs: Path | None = Path("runs")
     results: Path | None = Path("results")
     out: Path = Path("site")
-    templates: Path = Path("site_templates")
-    methodology: Path = Path("docs/METHODOLOGY.md")
+    templates: Path | None = None  # None: the packaged templates (bench/board/assets/)
+    methodology: Path | None = None  # None: the packaged METHODOLOGY.md
     submissions: Path | None = Path("submissions")  # registry files; None: no registry
     strict: bool = False
     repo_url: str | None = None
@@ -40,6 +40,9 @@ class BuildResult:
     board_json: Path
     board: Board
     warnings: tuple[str, ...]
+    # The warnings that make the board wrong (the only ones --strict fails on); the others
+    # are notes the page already shows (small families, partial runs, no runs at all).
+    problems: tuple[str, ...] = ()
 
 
 def check_options(options: BuildOptions) -> None:
@@ -72,21 +75,26 @@ def input_warnings(entries: list[EntryInput], verified: bool) -> list[str]:
 
 
 def render_board(board: Board, options: BuildOptions) -> bytes:
-    from .page import page_context, render_page
+    from .page import packaged_asset, page_context, render_page
 
-    try:
-        markdown = options.methodology.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BoardBuildError(
-            f"cannot read: {exc.strerror}", code="BOARD_TEMPLATE", path=options.methodology
-        ) from None
-    context = page_context(board, options.templates, markdown)
+    if options.methodology is None:
+        markdown = packaged_asset("METHODOLOGY.md")
+    else:
+        try:
+            markdown = options.methodology.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise BoardBuildError(
+                f"cannot read: {exc.strerror}", code="BOARD_TEMPLATE", path=options.methodology
+            ) from None
+    context = page_context(board, options.templates, markdown, options.repo_url)
     return render_page(context, options.templates).encode("utf-8")
 
 
 def build(options: BuildOptions) -> BuildResult:
-    """Build the board; with ``strict``, any warning fails the build. The old site stays
-    untouched unless the whole new one was written."""
+    """Build the board; with ``strict``, a warning that makes the board wrong (an unverifiable
+    bundle, a stale schema, an unknown entrant) fails the build, never a note the page shows
+    (a small family, a partial run, no runs yet). The old site stays untouched unless the
+    whole new one was written."""
     from .site import write_site
 
     check_options(options)
@@ -113,15 +121,15 @@ def build(options: BuildOptions) -> BuildResult:
     # A reference run is a shipped baseline, not an entrant: no registry record is expected.
     entrants = [e.entrant for e in entries if e.reference is None]
     records, registry_warnings = load_registry(options.submissions, entrants)
-    registry_warnings = [*input_warnings(entries, options.verify_bundles), *registry_warnings]
+    problems = [*input_warnings(entries, options.verify_bundles), *registry_warnings]
     board = attach_registry(board, records)
-    warnings = [*board.warnings, *registry_warnings]
+    warnings = [*board.warnings, *problems]
     if not entries:
         warnings.append("no runs or bundles found")
     board = board.model_copy(update={"warnings": list(warnings)})
-    if options.strict and warnings:
+    if options.strict and problems:
         raise BoardBuildError(
-            f"--strict: {len(warnings)} warning(s): " + "; ".join(warnings),
+            f"--strict: {len(problems)} problem(s): " + "; ".join(problems),
             path=options.out,
         )
     index = render_board(board, options)
@@ -132,6 +140,7 @@ def build(options: BuildOptions) -> BuildResult:
         board_json=options.out / "board.json",
         board=board,
         warnings=tuple(warnings),
+        problems=tuple(problems),
     )
 
 

@@ -2,7 +2,7 @@
 
 Input: the cohort's ranked entries and the tasks every one of them scored (sorted ids). Output:
 plain values per entry (headline, family scores, ranks, pass^k, flakiness, resampled cost and
-latency, frontier membership). STATISTICS.md section 0, (a)-(e).
+latency, frontier membership). The known answers are in tests/board (docs/METHODOLOGY.md).
 """
 
 from __future__ import annotations

@@ -2,9 +2,11 @@
 
 BOARD_REPO_URL       --repo-url is not an https: URL
 BOARD_OUT            the output directory cannot be used (it is a file, or its parent is missing)
-BOARD_TEMPLATE       a template under site_templates/ is missing or broken
+BOARD_TEMPLATE       a template or the methodology (packaged, or --templates/--methodology) is
+                     missing or broken
 BOARD_INPUT          a run directory or bundle could not be read (names the file and field)
-BOARD_STRICT         --strict and the build raised warnings (all of them are listed)
+BOARD_STRICT         --strict and the board would be wrong: an unverifiable bundle, an unknown
+                     entrant, a stale schema (all listed); notes the page shows never fail it
 BOARD_OPTION         --seed / --resamples out of range
 """
 

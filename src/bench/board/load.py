@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -112,17 +112,20 @@ class BundlesLoader:
         from bench.reports.summary import summarize
         from bench.verify import VerifyOptions, verify_bundle
         from bench.verify.failure import VerifyFailure
+        from bench.verify.inputs import SIGNERS, TASKS
         from bench.verify.records import load_run
 
         out = []
         for bundle in self.bundles():
             verified, note = False, "not verified (--no-verify)"
             if self.verify:  # first: its cheap checks run before the records are read
-                options = VerifyOptions(results_root=self.root)
-                if self.allowed_signers is not None:
-                    options = replace(options, allowed_signers=self.allowed_signers)
-                if self.tasks is not None:
-                    options = replace(options, tasks=self.tasks)
+                # Unless given: the keys and task set of the repository holding the results.
+                repo = self.root.parent
+                options = VerifyOptions(
+                    results_root=self.root,
+                    allowed_signers=self.allowed_signers or repo / SIGNERS,
+                    tasks=self.tasks or repo / TASKS,
+                )
                 verdict = verify_bundle(bundle, options)
                 verified = verdict.valid
                 note = "verified" if verified else f"verification failed: {verdict.code}"

@@ -2,8 +2,12 @@
 
 Jinja2 with autoescape; the board's data goes into ``<script type="application/json">`` via
 ``|tojson`` and the page's script reads it with ``JSON.parse`` and writes with
-``textContent``. The only inline code is ours (``site_templates/board.js``, ``board.css``)
-and plotly.js, embedded once; the Content-Security-Policy carries their SHA-256 hashes.
+``textContent``. The only inline code is ours (``board.js``, ``board.css``) and plotly.js,
+embedded once; the Content-Security-Policy carries their SHA-256 hashes.
+
+The templates are package data (``bench/board/assets/``, read through ``importlib.resources``,
+so an installed package builds a board from any directory); a ``templates`` directory given
+instead overrides them (``--templates``). See docs/DECISIONS.md on the layout.
 """
 
 from __future__ import annotations
@@ -71,6 +75,8 @@ class PageContext:
     """Every language some entry has tasks in (the language filter's options)."""
     descriptions: dict[str, str]
     """Entrant id -> its registry description rendered (raw HTML off, https: links only)."""
+    submissions_url: str | None = None
+    """docs/SUBMISSIONS.md in the repository (``--repo-url``), linked from the empty page."""
 
 
 def methodology_html(markdown: str) -> str:
@@ -102,7 +108,24 @@ def description_html(markdown: str) -> str:
     return rendered
 
 
-def _read(templates: Path, name: str) -> str:
+def packaged_asset(name: str) -> str:
+    """A file shipped in ``bench/board/assets/`` (templates, ``METHODOLOGY.md``)."""
+    from importlib.resources import files
+
+    resource = files("bench.board").joinpath("assets", name)
+    try:
+        return resource.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BoardBuildError(
+            f"cannot read the packaged asset: {exc.strerror}",
+            code="BOARD_TEMPLATE",
+            path=f"bench/board/assets/{name}",
+        ) from None
+
+
+def _read(templates: Path | None, name: str) -> str:
+    if templates is None:
+        return packaged_asset(name)
     try:
         return (templates / name).read_text(encoding="utf-8")
     except OSError as exc:
@@ -111,7 +134,9 @@ def _read(templates: Path, name: str) -> str:
         ) from None
 
 
-def page_context(board: Board, templates: Path, methodology_md: str) -> PageContext:
+def page_context(
+    board: Board, templates: Path | None, methodology_md: str, repo_url: str | None = None
+) -> PageContext:
     from plotly.offline import get_plotlyjs
 
     css = _read(templates, "board.css")
@@ -139,15 +164,23 @@ def page_context(board: Board, templates: Path, methodology_md: str) -> PageCont
             for e in sorted(c.entries, key=lambda row: row.entrant)
             if e.entrant_info is not None and e.entrant_info.description
         },
+        submissions_url=f"{repo_url}/blob/HEAD/docs/SUBMISSIONS.md" if repo_url else None,
     )
 
 
-def render_page(context: PageContext, templates: Path) -> str:
+def render_page(context: PageContext, templates: Path | None = None) -> str:
+    """Render ``index.html.j2`` from ``templates`` (None: the packaged templates)."""
     import jinja2
     from markupsafe import Markup
 
+    loader: jinja2.BaseLoader = (
+        jinja2.FunctionLoader(packaged_asset)
+        if templates is None
+        else jinja2.FileSystemLoader(str(templates))
+    )
+    where = f"bench/board/assets/{TEMPLATE}" if templates is None else templates / TEMPLATE
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates)),
+        loader=loader,
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -155,7 +188,7 @@ def render_page(context: PageContext, templates: Path) -> str:
     try:
         template = env.get_template(TEMPLATE)
     except jinja2.TemplateError as exc:
-        raise BoardBuildError(str(exc), code="BOARD_TEMPLATE", path=templates / TEMPLATE) from None
+        raise BoardBuildError(str(exc), code="BOARD_TEMPLATE", path=where) from None
     # Our own code and our own Markdown (raw HTML off) are trusted; contributor data never is.
     return template.render(
         ctx=context,
@@ -172,6 +205,7 @@ __all__ = [
     "content_security_policy",
     "csp_hash",
     "description_html",
+    "packaged_asset",
     "page_context",
     "plotly_style_ids",
     "render_page",

@@ -134,7 +134,9 @@ def _cohort(
     for f in families:
         n = sum(1 for t in tasks if first.families[t] == f)
         if n < SMALL_FAMILY:
-            warnings.append(f"family {f} has {n} tasks (< {SMALL_FAMILY}): its interval is narrow")
+            from bench.stats.headline import small_family_note  # numpy: only when building
+
+            warnings.append(small_family_note(f, n))
     rows: list[EntryRow] = []
     if ranked:
         st = cohort_stats(ranked, tasks, B=B, seed=seed, frontier_B=frontier_B, level=level)

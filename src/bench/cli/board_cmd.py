@@ -45,22 +45,23 @@ def board() -> None:
 @click.option(
     "--templates",
     type=click.Path(path_type=Path, file_okay=False),
-    default=Path("site_templates"),
-    show_default=True,
-    help="Jinja2 templates, CSS and JS.",
+    default=None,
+    help="A directory of Jinja2 templates, CSS and JS to use instead of the packaged ones "
+    "(site_templates/ in the repository is their source).",
 )
 @click.option(
     "--methodology",
     type=click.Path(path_type=Path, dir_okay=False),
-    default=Path("docs/METHODOLOGY.md"),
-    show_default=True,
-    help="Markdown rendered as the page's methodology section.",
+    default=None,
+    help="Markdown rendered as the page's methodology section, instead of the packaged "
+    "docs/METHODOLOGY.md.",
 )
 @click.option(
     "--strict",
     is_flag=True,
-    help="Fail the build on any warning: an unknown entrant, a stale schema (another harness "
-    "version), an unverifiable bundle, a small family, a partial run.",
+    help="Fail the build on a warning that makes the board wrong: an unverifiable bundle, an "
+    "unknown entrant, a stale schema (another harness version). Notes the page shows (a small "
+    "family, a partial run, no runs yet) never fail it.",
 )
 @click.option("--repo-url", default=None, help="https:// URL of the repository (transcript links).")
 @click.option(
@@ -98,8 +99,8 @@ def build(
     no_runs: bool,
     results: Path,
     out: Path,
-    templates: Path,
-    methodology: Path,
+    templates: Path | None,
+    methodology: Path | None,
     strict: bool,
     repo_url: str | None,
     seed: int | None,

@@ -31,20 +31,23 @@ if TYPE_CHECKING:
 @click.option(
     "--templates",
     type=click.Path(path_type=Path, file_okay=False),
-    default=Path("site_templates"),
-    show_default=True,
-    help="html: the board's templates (the report is a board of one run).",
+    default=None,
+    help="html: templates instead of the board's packaged ones (the report is a board of one run).",
 )
 @click.option(
     "--methodology",
     type=click.Path(path_type=Path, dir_okay=False),
-    default=Path("docs/METHODOLOGY.md"),
-    show_default=True,
-    help="html: the methodology section.",
+    default=None,
+    help="html: the methodology section, instead of the packaged docs/METHODOLOGY.md.",
 )
 @runs_dir_option
 def report(
-    run_ref: str, fmt: str, out: Path | None, templates: Path, methodology: Path, runs_dir: Path
+    run_ref: str,
+    fmt: str,
+    out: Path | None,
+    templates: Path | None,
+    methodology: Path | None,
+    runs_dir: Path,
 ) -> None:
     """Write a report of RUN (an id, a unique prefix, a path, or 'latest').
 
@@ -66,7 +69,7 @@ def report(
     click.echo(f"wrote {write_report(summary, chosen, out)}")
 
 
-def _html(run: RunDir, out: Path | None, templates: Path, methodology: Path) -> Path:
+def _html(run: RunDir, out: Path | None, templates: Path | None, methodology: Path | None) -> Path:
     import shutil
     import tempfile
 

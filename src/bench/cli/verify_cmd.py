@@ -12,13 +12,18 @@ from .common import CONTEXT
 @click.command(context_settings=CONTEXT)
 @click.argument("bundle", type=click.Path(path_type=Path))
 @click.option(
-    "--results-root", type=click.Path(path_type=Path), default=Path("results"), show_default=True
+    "--results-root",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The results directory the bundle sits in (default: the nearest results/ above "
+    "BUNDLE, else ./results).",
 )
 @click.option(
     "--allowed-signers",
     type=click.Path(path_type=Path),
-    default=Path("submissions/allowed_signers"),
-    show_default=True,
+    default=None,
+    help="Registered keys (default: submissions/allowed_signers of the repository BUNDLE sits "
+    "in, the directory holding its results/; else ./submissions/allowed_signers).",
 )
 @click.option(
     "--base-ref",
@@ -29,9 +34,8 @@ from .common import CONTEXT
 @click.option(
     "--tasks",
     type=click.Path(path_type=Path),
-    default=Path("tasks"),
-    show_default=True,
-    help="The pinned task set.",
+    default=None,
+    help="The pinned task set (default: tasks/ of the repository BUNDLE sits in, else ./tasks).",
 )
 @click.option(
     "--corpora",
@@ -98,10 +102,10 @@ from .common import CONTEXT
 def verify(
     ctx: click.Context,
     bundle: Path,
-    results_root: Path,
-    allowed_signers: Path,
+    results_root: Path | None,
+    allowed_signers: Path | None,
     base_ref: str | None,
-    tasks: Path,
+    tasks: Path | None,
     corpora: Path | None,
     repository: str,
     replay_sample: int,
@@ -114,7 +118,9 @@ def verify(
 ) -> None:
     """Verify the bundle at BUNDLE (results/<entrant>/<run_id>); write nothing.
 
-    Exit 0 valid, 1 invalid, 2 unusable input. Codes: docs/VERIFY-ERRORS.md. In a pull
+    Exit 0 valid, 1 invalid, 2 unusable input. Codes: docs/VERIFY-ERRORS.md. The results
+    root, allowed_signers and task set default to those of the repository BUNDLE sits in (the
+    directory holding its results/); every missing input is named at once (exit 2). In a pull
     request pass --base-ref with the base commit: keys come from the base branch, never from
     the change being verified (a bad REF, or no allowed_signers there, is SIGNERS_UNUSABLE).
 
@@ -129,6 +135,7 @@ def verify(
 
     from bench.core.errors import UsageError
     from bench.verify import VerifyOptions, verify_bundle
+    from bench.verify.inputs import default_inputs
     from bench.verify.render import render
 
     if live and endpoint_allowlist is None:
@@ -141,6 +148,9 @@ def verify(
     if given and not live:
         raise UsageError(f"{', '.join(given)} only apply with --live")
 
+    results_root, allowed_signers, tasks = default_inputs(
+        bundle, results_root, allowed_signers, tasks
+    )
     options = VerifyOptions(
         results_root=results_root,
         allowed_signers=allowed_signers,

@@ -18,6 +18,7 @@ from bench.signing.allowed_signers import MAX_SIGNERS_BYTES, decode_signers
 from . import (
     binding,
     display,
+    inputs,
     layout,
     manifest,
     privacy,
@@ -133,6 +134,8 @@ def _signers(options: VerifyOptions) -> AllowedSigners:
 
 def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> None:
     done = progress.checks.append
+    signers_file = None if options.base_ref is not None else options.allowed_signers
+    inputs.check_present(bundle, options.results_root, signers_file, options.tasks)
     signers = _signers(options)
     placement = layout.place(bundle, options.results_root)
     progress.entrant, progress.run_id = placement.entrant, placement.run_id
@@ -174,8 +177,12 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
 
 
 def verify_bundle(bundle: Path, options: VerifyOptions | None = None) -> BundleVerdict:
-    """Check ``bundle``; never raises for a bad bundle, returns the verdict instead."""
-    opts = options or VerifyOptions()
+    """Check ``bundle``; never raises for a bad bundle, returns the verdict instead. Without
+    ``options``, the inputs are those of the repository the bundle sits in (``inputs``)."""
+    if options is None:
+        root, signers, tasks = inputs.default_inputs(bundle)
+        options = VerifyOptions(results_root=root, allowed_signers=signers, tasks=tasks)
+    opts = options
     progress = _Progress()
     failure: VerifyFailure | None = None
     try:
