@@ -1,4 +1,5 @@
-"""Docs that cannot drift: the CLI reference, the error codes, the README's two commands."""
+"""Docs that cannot drift: the CLI reference, the error codes, the README's two commands, and
+every file or relative link a doc names."""
 
 from __future__ import annotations
 
@@ -56,3 +57,68 @@ def test_readme_shows_the_two_commands_first() -> None:
     assert "make demo" in first_block and "make test" in first_block
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert "make test" in ci
+
+
+# Where a doc may name a file: the repository root, the doc's own directory, docs/, or a
+# corpus (a corpus document is named like ``faq.md``). ``doc.md#anchor`` is a passage id, a
+# citation inside a corpus rather than a file of the repository, so it is not checked here.
+_CORPORA = (REPO / "corpora", REPO / "examples" / "corpora")
+_DOC_NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.md)\b(?!#)")
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s#]*)(?:#[^)\s]*)?\)")
+# Paths under the folders a reader opens to read code or docs (data folders such as tasks/,
+# results/ or submissions/ appear in examples of commands, with names made up on purpose):
+# a file (its last part has an extension) or a folder (written with a trailing slash).
+_REPO_PATH = re.compile(
+    r"(?<![\w/.<>-])((?:src|tests|benchmarks|docs|schema|site_templates|examples|\.github)"
+    r"/(?:[\w.-]+/)*(?:[\w-]+\.[\w.]*\w)?)"
+)
+
+
+def missing_references(text: str, where: Path) -> list[str]:
+    """Relative links, ``*.md`` names and repository paths in ``text`` that name no file."""
+    bases = (where.parent, REPO, DOCS, *_CORPORA)
+    found: list[str] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        for target in _LINK.findall(line):
+            relative = target and "://" not in target and not target.startswith("mailto:")
+            if relative and not (where.parent / target).exists():
+                found.append(f"{lineno}: link {target}")
+        names = _DOC_NAME.findall(line) + _REPO_PATH.findall(line)
+        for name in names:
+            if not any((base / name).exists() for base in bases):
+                found.append(f"{lineno}: {name}")
+    return found
+
+
+def _docs() -> list[tuple[Path, str]]:
+    docs = [REPO / "README.md", *sorted(DOCS.glob("*.md"))]
+    docs += [REPO / "examples" / "README.md", REPO / "tests" / "fixtures" / "bundles" / "README.md"]
+    # docs/CLI.md is generated: check what it is generated from, so a stale file cannot hide
+    # a help text that names a missing file (test_cli_reference_is_current keeps them equal).
+    return [
+        (p, cli_reference() if p.name == "CLI.md" else p.read_text(encoding="utf-8")) for p in docs
+    ]
+
+
+def test_every_file_a_doc_names_exists() -> None:
+    problems = [
+        f"{path.relative_to(REPO)}:{problem}"
+        for path, text in _docs()
+        for problem in missing_references(text, path)
+    ]
+    assert problems == [], "docs name files that are not in the repository"
+
+
+def test_the_reference_check_can_fail() -> None:
+    where = DOCS / "EXAMPLE.md"
+    text = (
+        "See [scoring](SCORING.md), [gone](GONE.md#x), `STATISTICS.md` (design notes),\n"
+        "src/bench/stats/paired.py, src/bench/stats/nowhere.py and https://example.org/a.md;\n"
+        "cite `faq.md#refunds` from the corpus `policy.md`, not `policies.md`.\n"
+    )
+    assert missing_references(text, where) == [
+        "1: link GONE.md",
+        "1: STATISTICS.md",
+        "2: src/bench/stats/nowhere.py",
+        "3: policies.md",
+    ]

@@ -1,4 +1,4 @@
-"""Imports run one way (DESIGN.md): a wrong-way arrow fails here, naming the file."""
+"""Imports run one way (docs/SPEC.md, "Layers"): a wrong-way arrow fails here, naming the file."""
 
 from __future__ import annotations
 

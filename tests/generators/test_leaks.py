@@ -1,4 +1,4 @@
-"""STATISTICS.md (g) known answers, and the lint over the committed set."""
+"""N-gram leak known answers (docs/TASKSET.md), and the lint over the committed set."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Calibration against hand labels over real HTTP: the numbers (STATISTICS.md §f answers), the
+"""Calibration against hand labels over real HTTP: the numbers (docs/JUDGE.md known answers), the
 floor, the flip check, outages left out rather than counted, and malformed label files."""
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def run(judge_file: Any, labels: Path, cache: JudgeCache, **overrides: Any) -> C
 def test_the_half_kappa_case_scaled_to_twenty(
     judge_file: Any, tmp_path: Path, cache: JudgeCache, by_tag: Any
 ) -> None:
-    """[1,1,0,0] vs [1,0,0,0] → κ 0.5 (STATISTICS.md §f), five times over: 20 labels."""
+    """[1,1,0,0] vs [1,0,0,0] → κ 0.5 (docs/JUDGE.md), five times over: 20 labels."""
     labels = labels_file(tmp_path, [True, True, False, False] * 5, [True, False, False, False] * 5)
     report = run(judge_file, labels, cache)
     assert report.n == report.labels_total == 20

@@ -35,7 +35,12 @@ def test_v1_against_v2_shows_the_planted_regressions(
         "--fail-on-regression",
     )  # fmt: skip
     assert code == 0
-    assert "verdict: not significant" in out
+    # the interval excludes 0, so the verdict line must say which test decided and why
+    assert result.hi is not None and result.hi < 0
+    assert (
+        "verdict: not significant (exact sign-flip test, p = 0.2500 ≥ 0.05; "
+        "below 30 shared tasks the interval does not decide)\n"
+    ) in out
     assert "passed in first, failed in second (3):" in out
     assert "  gqa-0001  1.000 → 0.500" in out
     assert "  gqa-0003  1.000 → 0.000" in out
@@ -49,6 +54,7 @@ def test_v1_against_v2_shows_the_planted_regressions(
     )  # fmt: skip
     payload = json.loads(out)
     assert payload["format_version"] == 1 and payload["verdict"] == "not significant"
+    assert payload["decided_by"].startswith("exact sign-flip test, p = 0.2500 ≥ 0.05")
     assert [t["task_id"] for t in payload["regressed"]] == ["gqa-0001", "gqa-0003", "tool-0001"]
 
 
@@ -73,7 +79,7 @@ def test_significant_drop_fails_only_when_comparable(
     code, out, _ = invoke("compare", a.run_id, b.run_id, "--runs-dir", runs, "--fail-on-regression")
     assert code == 1
     assert "difference (second − first): -0.300 [" in out
-    assert "verdict: regression" in out
+    assert "verdict: regression (the 95% bootstrap interval excludes 0)\n" in out
     assert "passed in first, failed in second (12):" in out
     code, out, _ = invoke("compare", b.run_id, a.run_id, "--runs-dir", runs, "--fail-on-regression")
     assert code == 0 and "verdict: improvement" in out
@@ -90,3 +96,4 @@ def test_significant_drop_fails_only_when_comparable(
     assert ("repeats", "1", "3") in [(d.field, d.first, d.second) for d in result.differences]
     code, out, _ = invoke("compare", a.run_id, b.run_id, "--runs-dir", runs, "--fail-on-regression")
     assert code == 0 and "NOT COMPARABLE" in out
+    assert "verdict: not comparable (different cohorts, whatever the test says; the 95%" in out

@@ -76,7 +76,7 @@ def test_leaderboard_ranks_with_ties(
     mini_runs: dict[str, RunDir], mini: Path, invoke: Invoke, synth: Callable[..., RunDir]
 ) -> None:
     runs, template = mini / "runs", mini_runs["good"]
-    # the non-transitive triple of STATISTICS.md (b), 100 one-family tasks
+    # the non-transitive triple (docs/METHODOLOGY.md, "Ranks"), 100 one-family tasks
     a, b, c = ([0.0] * 100 for _ in range(3))
     for i in [*range(0, 10), *range(14, 24), *range(28, 64)]:
         a[i] = 1.0

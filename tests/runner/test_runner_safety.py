@@ -101,7 +101,7 @@ def test_partial_credit_best_and_worst_of_k() -> None:
         for i, v in enumerate([0.2, 0.9, 0.5, 0.5, 1.0])
     ]
     score = fold_task("t", "grounded-qa", records)
-    assert round(score.best_of_k["3"], 4) == 0.92  # STATISTICS.md (e)
+    assert round(score.best_of_k["3"], 4) == 0.92  # docs/SCORING.md, pass@k
     assert round(score.worst_of_k["3"], 4) == 0.32
     assert score.pass_at_k["1"] == 0.2 and score.pass_hat_k["5"] == 0.0
     assert score.value == pytest.approx(0.62)

@@ -34,6 +34,7 @@ def test_public_api_is_pinned() -> None:
         "ranks_from_beats",
         "resample_matrix",
         "sign_flip_pvalue",
+        "small_family_note",
         "staircase",
         "stratified_headline",
         "studentized_bounds",

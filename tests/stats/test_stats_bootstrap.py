@@ -1,4 +1,4 @@
-"""The shared stratified resample matrix: STATISTICS.md section 0."""
+"""The shared stratified resample matrix (docs/METHODOLOGY.md, "One shared resample matrix")."""
 
 from __future__ import annotations
 

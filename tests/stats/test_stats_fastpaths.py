@@ -1,7 +1,7 @@
 """The fast paths of ranks and frontiers decide exactly what the plain definitions decide.
 
-References are the straightforward formulas of STATISTICS.md (b) and (d), on random matrices
-with many ties (values on a coarse grid, duplicated columns, signed zeros).
+References are the straightforward formulas of docs/METHODOLOGY.md (ranks, frontier), on random
+matrices with many ties (values on a coarse grid, duplicated columns, signed zeros).
 """
 
 from __future__ import annotations

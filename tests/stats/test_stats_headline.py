@@ -1,4 +1,4 @@
-"""The stratified headline and its interval: STATISTICS.md (a) and (c)."""
+"""The stratified headline and its interval (docs/METHODOLOGY.md, "The headline interval")."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.core.score import Score
-from bench.stats import stratified_headline
+from bench.stats import small_family_note, stratified_headline
 
 F1 = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0]
 F2 = [0.5, 0.25, 0.75, 1.0]
@@ -42,9 +42,12 @@ def test_three_families_known_answer() -> None:
 def test_small_families_warn() -> None:
     r = stratified_headline(VALUES, FAMILIES, B=200, seed=1)
     assert r.warnings == (
-        "family f1 has 8 tasks (< 10): its interval is narrow",
-        "family f2 has 4 tasks (< 10): its interval is narrow",
-        "family f3 has 3 tasks (< 10): its interval is narrow",
+        "family f1 has 8 tasks (< 10): too few to trust its interval, whatever its width",
+        "family f2 has 4 tasks (< 10): too few to trust its interval, whatever its width",
+        "family f3 has 3 tasks (< 10): too few to trust its interval, whatever its width",
+    )
+    assert small_family_note("f4", 1) == (
+        "family f4 has 1 task (< 10): too few to trust its interval, whatever its width"
     )
     big = stratified_headline([0.0, 1.0] * 10, ["a"] * 20, B=200, seed=1)
     assert big.warnings == ()

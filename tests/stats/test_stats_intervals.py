@@ -1,4 +1,4 @@
-"""Wilson intervals and clustered standard errors: STATISTICS.md (a)."""
+"""Wilson intervals and clustered standard errors (docs/SCORING.md)."""
 
 from __future__ import annotations
 

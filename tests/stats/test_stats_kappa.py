@@ -1,4 +1,4 @@
-"""Cohen's kappa: STATISTICS.md (f)."""
+"""Cohen's kappa (docs/JUDGE.md, "Calibration")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Known answers of STATISTICS.md section (d): staircase, hull, duplicates, 3-D, membership."""
+"""Pareto known answers (docs/METHODOLOGY.md): staircase, hull, duplicates, 3-D, membership."""
 
 from __future__ import annotations
 

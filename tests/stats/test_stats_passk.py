@@ -1,4 +1,4 @@
-"""pass@k, pass^k, expected max/min of k and flakiness: STATISTICS.md (e)."""
+"""pass@k, pass^k, expected max/min of k and flakiness (docs/SCORING.md, "pass@k ...")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tie-aware ranks and the paired difference: the known answers of STATISTICS.md section (b)."""
+"""Tie-aware ranks and the paired difference: known answers (docs/METHODOLOGY.md, "Ranks")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The adversarial suite of the verifier (SECURITY.md, "How we test it"), driven by the case
+"""The adversarial suite of the verifier (every known forgery a case), driven by the case
 directories in tests/fixtures/bundles/ (README.md there; regenerate.py rebuilds them).
 
 Each case's world is a copy of ``_base/`` (the valid bundle, allowed_signers, the task set) with

@@ -1,4 +1,4 @@
-"""Limits enforced while reading (SECURITY.md, "Untrusted files"; issue 14, point 5).
+"""Limits enforced while reading (a bundle is untrusted input; issue 14, point 5).
 
 ``records.load_run`` streams attempts.jsonl.gz and cassette.jsonl: a gzip bomb, a file of tiny
 lines, one endless line, more lines than the run planned, all are ``LIMIT_SIZE`` naming the

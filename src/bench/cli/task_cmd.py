@@ -171,7 +171,7 @@ def question_text(task_obj: Any) -> str:
 def lint(path: Path, corpora: Path | None) -> None:
     """Lint the task set under PATH; exit 1 on any finding, one line each (rule, task ids).
 
-    Four checks: near-duplicates and n-gram leaks (STATISTICS.md (g)) across and within the
+    Four checks: near-duplicates and n-gram leaks (docs/TASKSET.md) across and within the
     splits, comparing what each task asks rather than its shared tools and state; plan copies
     (the same tool plan and expected values under other words, bench.tasks.distinct) and
     private grounded questions needing a passage a public task needs; every

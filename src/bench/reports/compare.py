@@ -2,7 +2,8 @@
 
 Rule (docs/REPORTS.md): the difference is ``B - A`` of the stratified headlines over the tasks
 scored in both runs, with the percentile interval of the paired bootstrap (one seeded ``W``;
-``M[:, B] - M[:, A]``). Fewer than 30 shared tasks: the exact sign-flip test decides instead.
+``M[:, B] - M[:, A]``). Fewer than 30 shared tasks: the exact sign-flip test decides instead,
+and ``decided_by`` says so, because the interval is still shown beside the verdict.
 Two runs are *comparable* when their cohort keys match (same task set, split, harness and
 repeats); a significant drop between incomparable runs is never called a regression.
 """
@@ -71,6 +72,9 @@ class Comparison(Strict):
     method: str | None
     significant: bool
     verdict: Verdict
+    decided_by: str | None = None
+    """The test that gave ``significant`` and its outcome (e.g. the sign-flip test's p-value
+    below 30 shared tasks, where the interval is shown but does not decide)."""
     regressed: list[FlippedTask]
     fixed: list[FlippedTask]
     changed: list[FlippedTask]
@@ -162,6 +166,7 @@ def compare_runs(
         )
     diff = lo = hi = p = None
     method: str | None = None
+    decided_by: str | None = None
     significant = False
     verdict: Verdict = "no shared tasks"
     if shared:
@@ -177,6 +182,7 @@ def compare_runs(
         )
         diff, lo, hi, p = result.difference, result.lo, result.hi, result.p_value
         method, significant = result.method, result.significant
+        decided_by = result.decided_by
         if not comparable:
             verdict = "not comparable"
         elif not significant:
@@ -199,6 +205,7 @@ def compare_runs(
         method=method,
         significant=significant,
         verdict=verdict,
+        decided_by=decided_by,
         regressed=regressed,
         fixed=fixed,
         changed=changed,

@@ -174,7 +174,10 @@ def render_compare(comparison: Comparison) -> str:
             f"({c.level:.0%} interval) on {c.shared_tasks} shared task(s)"
         )
         lines.append(f"  method: {c.method}")
-        lines.append(f"verdict: {c.verdict}")
+        reason = c.decided_by or c.method
+        if c.verdict == "not comparable":
+            reason = f"different cohorts, whatever the test says; {reason}"
+        lines.append(f"verdict: {c.verdict} ({reason})")
     if c.comparable:
         lines.append(f"comparable: yes (cohort {c.first.cohort_key})")
     else:

@@ -1,7 +1,8 @@
 """Statistics for the board: intervals, the shared stratified bootstrap, the stratified
 headline, pass@k / pass^k, flakiness, Cohen's kappa, paired differences and tie-aware
-ranks. Methods and known answers:
-``STATISTICS.md``.
+ranks. Methods and their reasons: docs/METHODOLOGY.md (the board), docs/SCORING.md
+(aggregation, pass@k) and docs/REPORTS.md (ranks, compare); known answers are in
+``tests/stats/``.
 
 Only this package imports numpy and scipy; nothing outside it may import them at module
 import time (``bench --help`` must stay fast).
@@ -9,7 +10,7 @@ import time (``bench --help`` must stay fast).
 
 from .axes import AXIS_WEIGHTS, AxisView, axis_view
 from .bootstrap import family_columns, headline_bootstrap, resample_matrix, task_weights
-from .headline import SMALL_FAMILY, HeadlineResult, stratified_headline
+from .headline import SMALL_FAMILY, HeadlineResult, small_family_note, stratified_headline
 from .intervals import clustered_se, naive_se, wilson
 from .kappa import KappaResult, cohen_kappa
 from .paired import SMALL_N, PairedDifference, paired_difference, sign_flip_pvalue
@@ -35,6 +36,7 @@ __all__ = [
     "AxisView",
     "axis_view",
     "SMALL_FAMILY",
+    "small_family_note",
     "SMALL_N",
     "PairedDifference",
     "TieRanks",

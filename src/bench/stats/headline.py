@@ -1,8 +1,9 @@
 """The stratified headline: the mean of family means, with a stratified bootstrap interval.
 
 Input is **one value per task**: the caller averages a task's repeats first, so repeating
-attempts (or copying them) never narrows the interval (STATISTICS.md section 0 and (a)).
-Every task value must be present; how missing tasks are treated is the caller's policy.
+attempts (or copying them) never narrows the interval (docs/METHODOLOGY.md, "One shared
+resample matrix"). Every task value must be present; how missing tasks are treated is the
+caller's policy.
 
 Interval rule:
 
@@ -45,6 +46,20 @@ from .intervals import wilson
 from .studentized import studentized_bounds
 
 SMALL_FAMILY = 10
+
+
+def small_family_note(family: str, n: int) -> str:
+    """The note for a family of fewer than ``SMALL_FAMILY`` tasks (one wording for every surface).
+
+    It says what the number means, not how the interval looks: a bootstrap over a handful of
+    tasks cannot see how much such tasks really vary, so the family's interval may miss its
+    true mean however wide it is printed.
+    """
+    tasks = "task" if n == 1 else "tasks"
+    return (
+        f"family {family} has {n} {tasks} (< {SMALL_FAMILY}): "
+        "too few to trust its interval, whatever its width"
+    )
 
 
 @dataclass(frozen=True)
@@ -110,11 +125,7 @@ def stratified_headline(
     pooled = _mean(x.tolist())
     analytic_se = math.sqrt(sum(float(np.var(g)) / g.size for g in groups.values())) / n_families
 
-    warnings = [
-        f"family {f} has {n} task{'s' if n != 1 else ''} (< {SMALL_FAMILY}): its interval is narrow"
-        for f, n in family_sizes.items()
-        if n < SMALL_FAMILY
-    ]
+    warnings = [small_family_note(f, n) for f, n in family_sizes.items() if n < SMALL_FAMILY]
     degenerate = all(float(np.ptp(g)) == 0.0 for g in groups.values())
     binary = bool(np.all((x == 0.0) | (x == 1.0)))
     if degenerate and binary and float(np.ptp(x)) == 0.0:
@@ -150,4 +161,4 @@ def stratified_headline(
     )
 
 
-__all__ = ["SMALL_FAMILY", "HeadlineResult", "stratified_headline"]
+__all__ = ["SMALL_FAMILY", "HeadlineResult", "small_family_note", "stratified_headline"]

@@ -1,4 +1,4 @@
-"""The n-gram leak check between (and within) splits, STATISTICS.md (g), and near-duplicates.
+"""The n-gram leak check between (and within) splits, docs/TASKSET.md, and near-duplicates.
 
 Texts are normalised (NFKC, lowercase, punctuation stripped, split on whitespace). A pair is
 flagged when it shares any 13-gram (the GPT-3 / lm-eval-harness janitor rule); the 8-gram

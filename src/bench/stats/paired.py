@@ -1,4 +1,4 @@
-"""Paired comparisons of two entrants on the same tasks (STATISTICS.md section 0 and (b)).
+"""Paired comparisons of two entrants on the same tasks (docs/METHODOLOGY.md, "Ranks").
 
 * :func:`sign_flip_pvalue` is the exact two-sided sign-flip (permutation) test of a sum of task
   differences: under "no difference" every task difference is as likely to carry either sign.
@@ -65,6 +65,8 @@ class PairedDifference:
     """Sign-flip p-value; set only when the small-n guard decided (n < min_tasks)."""
     significant: bool
     method: str
+    decided_by: str = ""
+    """Which test gave ``significant``, and its outcome, in one clause a report can print."""
 
 
 def paired_difference(
@@ -94,6 +96,11 @@ def paired_difference(
     if n < min_tasks:
         p = sign_flip_pvalue(diffs, seed)
         kind = "exact" if np.count_nonzero(diffs) <= ENUMERATE_MAX else "random"
+        # The interval is still computed and shown, so a reader needs to be told it did not decide.
+        decided_by = (
+            f"{kind} sign-flip test, p = {p:.4f} {'<' if p < alpha else '≥'} {alpha:.2g}; "
+            f"below {min_tasks} shared tasks the interval does not decide"
+        )
         return PairedDifference(
             difference=value,
             lo=lo,
@@ -104,6 +111,7 @@ def paired_difference(
             significant=p < alpha and value != 0.0,
             method=f"{n} shared tasks (< {min_tasks}): {kind} sign-flip test, p = {p:.4f}; "
             f"paired stratified bootstrap interval, B={B}, seed={seed}",
+            decided_by=decided_by,
         )
     return PairedDifference(
         difference=value,
@@ -114,6 +122,8 @@ def paired_difference(
         p_value=None,
         significant=lo > 0.0 or hi < 0.0,
         method=f"paired stratified bootstrap over {n} shared tasks, B={B}, seed={seed}, percentile",
+        decided_by=f"the {level:.0%} bootstrap interval "
+        + ("excludes 0" if lo > 0.0 or hi < 0.0 else "contains 0"),
     )
 
 

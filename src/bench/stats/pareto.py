@@ -1,4 +1,4 @@
-"""Cost / quality / latency Pareto frontiers (STATISTICS.md section (d)).
+"""Cost / quality / latency Pareto frontiers (docs/METHODOLOGY.md).
 
 Quality is maximised; cost (dollars per run) and latency (p95 seconds) are minimised.
 ``j`` dominates ``i`` when it is at least as good on every objective and strictly better on one,

@@ -1,4 +1,4 @@
-"""Tie-aware ranks from the shared paired bootstrap (STATISTICS.md section (b)).
+"""Tie-aware ranks from the shared paired bootstrap (docs/METHODOLOGY.md, "Ranks").
 
 Rule, for a B x E matrix ``M`` of bootstrap headlines (one shared ``W``):
 

@@ -5,12 +5,12 @@ number of repeats. Under "the endpoint still behaves as claimed", a task's claim
 attempts are draws from one distribution, so swapping the two sides is as likely as not: the
 task's difference (live passes − claimed passes) is as likely to carry either sign. The exact
 two-sided sign-flip test of their sum follows (with one repeat it is the exact McNemar test on
-the discordant tasks), the unit is the task (STATISTICS.md section 0), and no pass rate has to
+the discordant tasks), the unit is the task (docs/METHODOLOGY.md), and no pass rate has to
 be assumed known: a claimed rate of 0 or 1 needs no special case.
 
 The distribution is counted exactly, in integers: differences of equal size ``v`` and count
 ``k`` contribute ``v * (2j - k)`` with ``C(k, j)`` sign patterns, and the groups are convolved.
-Known answers (STATISTICS.md (b)): 7 wins and 1 loss of equal size → 0.0703125; 8 / 0 →
+Known answers (as in ``bench.stats.paired``): 7 wins and 1 loss of equal size → 0.0703125; 8 / 0 →
 0.0078125. It agrees with ``bench.stats.sign_flip_pvalue`` (which ``verify`` may not import).
 """
 

@@ -15,8 +15,8 @@ Every label is put to the judge twice: with its rubric, and with the rubric in o
 * ``false_passes`` (the judge said PASS, the person FAIL) and ``false_fails`` (the reverse);
 * ``flip_rate``: the share of labels, among those decided under both wordings, whose verdict
   changes when the rubric is reworded (a judge that reads phrasing rather than substance);
-* ``usable``: κ is defined, κ ≥ 0.70 and n ≥ 20 (STATISTICS.md §f). Below the floor, judged
-  expectations are reported and excluded, never scored.
+* ``usable``: κ is defined, κ ≥ 0.70 and n ≥ 20 (docs/JUDGE.md, "Calibration"). Below the
+  floor, judged expectations are reported and excluded, never scored.
 
 Labels the judge could not decide (an outage, an unparseable reply) are listed in ``unscored``
 and left out of n: an outage is not a disagreement. After ``GIVE_UP_AFTER`` such labels in a
@@ -46,7 +46,7 @@ from .config import JudgeConfig
 from .errors import JudgeCalibrationError, JudgeLabelsError, JudgeUnavailable
 
 KAPPA_FLOOR = 0.70
-"""A judge decides a score only at κ ≥ this against hand labels (STATISTICS.md §f)."""
+"""A judge decides a score only at κ ≥ this against hand labels (docs/JUDGE.md, "Calibration")."""
 LABELS_FLOOR = 20
 """... over at least this many labels the judge decided."""
 GIVE_UP_AFTER = 3
