@@ -249,6 +249,7 @@ def RunDirLike(path: Path) -> Any:  # noqa: N802 - a small adapter, named like t
 def test_a_pr_adding_a_valid_bundle_passes(tmp_path: Path) -> None:
     repo, key, run = _fixture_repo(tmp_path)
     base, bundle = _pr(repo, key, run, tmp_path)
+    (repo / "submissions" / "mini-good.yaml").write_text(REGISTRY)  # its own registry file
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "add a bundle")
     temp = tmp_path / "runner-temp"
@@ -264,8 +265,10 @@ def test_a_pr_adding_a_valid_bundle_passes(tmp_path: Path) -> None:
     # ...and the publish workflow's re-verification on main accepts it too.
     _git(repo, "checkout", "-q", "main")
     _git(repo, "merge", "-q", "--ff-only", "pr")
-    publish = _run_steps(repo, "publish.yml", "build", env, tmp_path)
+    publish = _run_steps(repo, "publish.yml", "build", {**env, **PAGES_ENV}, tmp_path)
     assert publish[0][0] == "re-verify every bundle" and publish[0][1].returncode == 0
+    failed = [(name, r.stderr[-400:]) for name, r in publish if r.returncode != 0]
+    assert failed == []  # the board is built from it too
 
 
 def test_a_pr_adding_a_tampered_bundle_fails_with_its_code(tmp_path: Path) -> None:
