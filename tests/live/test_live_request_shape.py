@@ -13,12 +13,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.records.run import AttemptRecord
 from bench.runner import RunRequest, start_run
 from bench.targets.openai import request_body
 from bench.targets.openai import wire_messages as openai_messages
 from bench.testing.mock_server import MockServer, strict_problem
 
 TASKS = ("qa-0001", "tool-0001")
+
+
+def _one(mini: Path, **source: object) -> AttemptRecord:
+    """The single attempt of a run of qa-0001 (``target_file=`` or ``replay=``)."""
+    run_dir, _ = start_run(
+        RunRequest(
+            tasks=mini / "tasks",
+            runs_dir=mini / "runs",
+            split="public",
+            task_ids=("qa-0001",),
+            **source,  # type: ignore[arg-type]
+        )
+    )
+    (record,) = list(run_dir.attempts())
+    return record
 
 
 def _run(mini: Path, target: Path) -> list[object]:
@@ -118,16 +134,7 @@ def test_a_refused_request_is_a_harness_fault_with_the_servers_words(
     entrant's error: a harness fault (REQUEST_REFUSED) with the server's whole sentence, its
     failed call recorded in the trace, the cassette, and reproduced by a replay."""
     base = server.fault_url("invalid") + "/v1"
-    run_dir, status = start_run(
-        RunRequest(
-            tasks=mini / "tasks",
-            target_file=target_file("refused", base),
-            runs_dir=mini / "runs",
-            split="public",
-            task_ids=("qa-0001",),
-        )
-    )
-    (record,) = list(run_dir.attempts())
+    record = _one(mini, target_file=target_file("refused", base))
     assert (record.outcome, record.fault) == ("harness_fault", "REQUEST_REFUSED"), record.reason
     assert len(server.model_requests()) == 1  # not retried
     assert "the request cannot be served as sent" in (record.reason or "")  # not cut at 300
@@ -135,18 +142,11 @@ def test_a_refused_request_is_a_harness_fault_with_the_servers_words(
     (exchange,) = record.trace.exchanges
     assert exchange.response["error"]["code"] == "REQUEST_REFUSED"
     assert exchange.usage is None and not record.trace.usage_measured
-    cassette = (run_dir.path / "cassette.jsonl").read_text(encoding="utf-8").splitlines()
-    assert len(cassette) == 1 and "REQUEST_REFUSED" in cassette[0]
-    again, _ = start_run(
-        RunRequest(
-            tasks=mini / "tasks",
-            replay=run_dir.run_id,
-            runs_dir=mini / "runs",
-            split="public",
-            task_ids=("qa-0001",),
-        )
+    cassette = (
+        (mini / "runs" / record.run_id / "cassette.jsonl").read_text(encoding="utf-8").splitlines()
     )
-    (replayed,) = list(again.attempts())
+    assert len(cassette) == 1 and "REQUEST_REFUSED" in cassette[0]
+    replayed = _one(mini, replay=record.run_id)
     assert (replayed.outcome, replayed.fault) == ("harness_fault", "REQUEST_REFUSED")
 
 
@@ -156,28 +156,10 @@ def test_a_failed_call_is_recorded_and_replays_as_the_same_error(
     """An endpoint that keeps failing: the errored attempt keeps its failed call (request and
     error, no tokens), the cassette has it, and a replay errors with the same code."""
     base = server.fault_url("503") + "/v1"
-    run_dir, _ = start_run(
-        RunRequest(
-            tasks=mini / "tasks",
-            target_file=target_file("down", base),
-            runs_dir=mini / "runs",
-            split="public",
-            task_ids=("qa-0001",),
-        )
-    )
-    (record,) = list(run_dir.attempts())
+    record = _one(mini, target_file=target_file("down", base))
     assert record.outcome == "errored" and "ENDPOINT_SERVER_ERROR" in (record.reason or "")
     (exchange,) = record.trace.exchanges
     assert exchange.response["error"]["code"] == "ENDPOINT_SERVER_ERROR"
     assert record.trace.cost_usd is None and not record.trace.usage_measured
-    again, _ = start_run(
-        RunRequest(
-            tasks=mini / "tasks",
-            replay=run_dir.run_id,
-            runs_dir=mini / "runs",
-            split="public",
-            task_ids=("qa-0001",),
-        )
-    )
-    (replayed,) = list(again.attempts())
+    replayed = _one(mini, replay=record.run_id)
     assert replayed.outcome == "errored" and "ENDPOINT_SERVER_ERROR" in (replayed.reason or "")
