@@ -4,6 +4,16 @@
   "use strict";
   var data = JSON.parse(document.getElementById("board-data").textContent);
   var cohorts = data.board.cohorts;
+  var main = document.querySelector("main");
+  var rowLimit = Number(main.getAttribute("data-row-limit")) || 50;
+  // Lookups by key, built once: a cohort's entries, and in how many cohorts a key appears.
+  var entryOf = cohorts.map(function (c) {
+    var m = new Map();
+    c.entries.forEach(function (e) { m.set(e.key, e); });
+    return m;
+  });
+  var keyCount = new Map();
+  cohorts.forEach(function (c) { c.entries.forEach(function (e) { keyCount.set(e.key, (keyCount.get(e.key) || 0) + 1); }); });
 
   function el(tag, text, cls) {
     var node = document.createElement(tag);
@@ -34,90 +44,191 @@
     return a;
   }
 
+  // Each cohort's rows, read from the markup once: the values sorting and filtering use.
+  var tables = [];
+  document.querySelectorAll("section.cohort").forEach(function (section) {
+    var ci = Number(section.id.slice(7));
+    var table = section.querySelector("table.board");
+    var rows = Array.prototype.map.call(table.tBodies[0].rows, function (tr) {
+      return {
+        tr: tr,
+        order: Number(tr.getAttribute("data-order")),
+        text: (tr.getAttribute("data-name") + " " + tr.getAttribute("data-key")).toLowerCase(),
+        verified: tr.getAttribute("data-verified") === "true",
+        languages: tr.getAttribute("data-languages").split(" "),
+        matches: true,
+        hidden: tr.hidden
+      };
+    });
+    tables[ci] = {
+      section: section, table: table, rows: rows, expanded: false,
+      more: section.querySelector("p.rows-more"),
+      status: section.querySelector("p.rows-more .rows-status"),
+      toggle: section.querySelector("p.rows-more .rows-toggle")
+    };
+  });
+  var rowOf = new Map();
+  tables.forEach(function (t, ci) { t.rows.forEach(function (r) { rowOf.set(ci + "\u0000" + r.tr.getAttribute("data-key"), r); }); });
+
+  // Shows the matching rows, the first rowLimit of them unless the cohort is expanded. Writes
+  // only what changes, and reads no layout.
+  function showRows(t) {
+    var shown = 0, matching = 0;
+    t.rows.forEach(function (r) {
+      var hide = !r.matches;
+      if (r.matches) {
+        matching += 1;
+        if (!t.expanded && matching > rowLimit) hide = true; else shown += 1;
+      }
+      if (hide !== r.hidden) { r.tr.hidden = hide; r.hidden = hide; }
+    });
+    var cut = matching > rowLimit;
+    if (t.more.hidden !== !cut) t.more.hidden = !cut;
+    if (cut) {
+      var n = matching.toLocaleString("en-US");
+      t.status.textContent = t.expanded
+        ? "Showing all " + n + " matching rows."
+        : "Showing the first " + rowLimit + " of " + n + " matching rows (sorting, search and filters act on all of them).";
+      t.toggle.textContent = t.expanded ? "Show the first " + rowLimit + " rows" : "Show all " + n + " rows";
+      t.toggle.setAttribute("aria-expanded", t.expanded ? "true" : "false");
+    }
+  }
+  tables.forEach(function (t) {
+    t.toggle.addEventListener("click", function () { t.expanded = !t.expanded; showRows(t); });
+  });
+
   // Sorting: stable, the board's own order (rank, headline as shown, entrant, run id) breaks
   // ties, so tied entries stay together; the headline sorts as shown (3 places, data-headline),
   // never by floating-point noise; empty values always sort last.
-  function sortValue(row, key) {
+  function sortValue(tr, key) {
     var raw;
     if (key.indexOf("family:") === 0) {
-      var cell = row.querySelector('td[data-family="' + CSS.escape(key.slice(7)) + '"]');
+      var family = key.slice(7), cells = tr.cells, cell = null;
+      for (var i = 0; i < cells.length; i++) {
+        if (cells[i].getAttribute("data-family") === family) { cell = cells[i]; break; }
+      }
       raw = cell ? cell.getAttribute("data-value") : "";
     } else {
-      raw = row.getAttribute("data-" + key);
+      raw = tr.getAttribute("data-" + key);
     }
     if (raw === null || raw === "") return null;
     if (key === "name" || key === "date") return raw.toLowerCase();
     return Number(raw);
   }
-  function sortTable(table, key, button) {
+  function sortTable(t, key, button) {
     var ascending = button.getAttribute("aria-sort") !== "ascending";
-    table.querySelectorAll("th button").forEach(function (b) { b.removeAttribute("aria-sort"); });
+    t.table.querySelectorAll("th button").forEach(function (b) { b.removeAttribute("aria-sort"); });
     button.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-    var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
-      var va = sortValue(a, key), vb = sortValue(b, key);
+    var keyed = t.rows.map(function (r) { return { r: r, v: sortValue(r.tr, key) }; });
+    keyed.sort(function (a, b) {
+      var va = a.v, vb = b.v;
       if (va === null && vb !== null) return 1;
       if (vb === null && va !== null) return -1;
       if (va !== null && va !== vb) return (va < vb ? -1 : 1) * (ascending ? 1 : -1);
-      return Number(a.getAttribute("data-order")) - Number(b.getAttribute("data-order"));
+      return a.r.order - b.r.order;
     });
-    rows.forEach(function (r) { body.appendChild(r); });
+    t.rows = keyed.map(function (k) { return k.r; });
+    var fragment = document.createDocumentFragment();
+    t.rows.forEach(function (r) { fragment.appendChild(r.tr); });
+    t.table.tBodies[0].appendChild(fragment);
+    showRows(t);
   }
-  document.querySelectorAll("table.board th button[data-sort]").forEach(function (button) {
-    button.addEventListener("click", function () {
-      sortTable(button.closest("table"), button.getAttribute("data-sort"), button);
+  tables.forEach(function (t) {
+    t.table.querySelectorAll("th button[data-sort]").forEach(function (button) {
+      button.addEventListener("click", function () { sortTable(t, button.getAttribute("data-sort"), button); });
     });
   });
 
   // Filters: cohort, family (which family columns show), language (entries with tasks in it),
-  // verified only, entrant text. An entry's languages come from the JSON, not the markup.
+  // verified only, entrant text.
   var fCohort = document.getElementById("filter-cohort");
   var fFamily = document.getElementById("filter-family");
   var fLanguage = document.getElementById("filter-language");
-  function hasLanguage(row, language) {
-    var cohort = cohorts[Number(row.getAttribute("data-cohort-index"))];
-    var key = row.getAttribute("data-key");
-    var r = cohort ? cohort.entries.filter(function (e) { return e.key === key; })[0] : null;
-    return !!r && r.languages.some(function (s) { return s.language === language; });
-  }
   var fVerified = document.getElementById("filter-verified");
   var fText = document.getElementById("filter-text");
+  var familyShown = "";
   function applyFilters() {
     var text = fText.value.trim().toLowerCase();
-    document.querySelectorAll("section.cohort").forEach(function (section) {
-      section.hidden = fCohort.value !== "" && section.getAttribute("data-cohort") !== fCohort.value;
-      section.classList.toggle("hide-family", fFamily.value !== "");
-      section.querySelectorAll("[data-family]").forEach(function (cell) {
-        cell.classList.toggle("family-shown", cell.getAttribute("data-family") === fFamily.value);
+    var language = fLanguage.value, verified = fVerified.checked;
+    var familyChanged = fFamily.value !== familyShown;
+    familyShown = fFamily.value;
+    tables.forEach(function (t) {
+      var section = t.section;
+      var off = fCohort.value !== "" && section.getAttribute("data-cohort") !== fCohort.value;
+      if (section.hidden !== off) section.hidden = off;
+      if (familyChanged) {
+        section.classList.toggle("hide-family", familyShown !== "");
+        section.querySelectorAll("[data-family]").forEach(function (cell) {
+          cell.classList.toggle("family-shown", cell.getAttribute("data-family") === familyShown);
+        });
+      }
+      t.rows.forEach(function (r) {
+        r.matches = !(verified && !r.verified) &&
+          (language === "" || r.languages.indexOf(language) !== -1) &&
+          (text === "" || r.text.indexOf(text) !== -1);
       });
-      section.querySelectorAll("tr.entry").forEach(function (row) {
-        var name = (row.getAttribute("data-name") + " " + row.getAttribute("data-key")).toLowerCase();
-        row.hidden = (fVerified.checked && row.getAttribute("data-verified") !== "true") ||
-          (fLanguage.value !== "" && !hasLanguage(row, fLanguage.value)) ||
-          (text !== "" && name.indexOf(text) === -1);
-      });
+      showRows(t);
     });
   }
   [fCohort, fFamily, fLanguage, fVerified].forEach(function (c) { c.addEventListener("change", applyFilters); });
   fText.addEventListener("input", applyFilters);
 
-  // Report card of one entry, built from the JSON with textContent.
+  // Report card of one entry: a modal dialog built from the JSON with textContent. It has its
+  // own URL fragment (#card=<key>, plus &cohort=<cohort key> when the key is in two cohorts):
+  // opening pushes it, back closes, loading or navigating to it opens.
   var card = document.getElementById("card");
   var cardBody = document.getElementById("card-body");
+  var cardTitle = document.getElementById("card-title");
+  var cardLink = document.getElementById("card-link");
+  var current = null;
+  // An entry's failed tasks as the page data carries them: indices into the shared table of
+  // strings (page.py page_data), the transcript link cut at its last "/" (folder -1: none,
+  // -2: the previous failed task's folder).
+  var strings = data.strings;
+  function failedTasks(rows) {
+    var folder = null;
+    return rows.map(function (f) {
+      if (f[5] !== -2) folder = f[5] < 0 ? null : strings[f[5]];
+      return {
+        task_id: strings[f[0]], family: strings[f[1]], value: f[2],
+        lines: f[3].map(function (i) { return strings[i]; }), private: f[4] === 1,
+        transcript: folder === null ? null : folder + "/" + strings[f[6]]
+      };
+    });
+  }
   function dl(pairs) {
     var list = el("dl");
     pairs.forEach(function (p) { list.appendChild(el("dt", p[0])); list.appendChild(el("dd", p[1])); });
     return list;
   }
-  function openCard(cohortIndex, key) {
+  function cardHash(ci, key) {
+    var hash = "#card=" + encodeURIComponent(key);
+    if (keyCount.get(key) > 1) hash += "&cohort=" + encodeURIComponent(cohorts[ci].cohort_key);
+    return hash;
+  }
+  function hashTarget() {
+    var m = /^#card=([^&]*)(?:&cohort=(.*))?$/.exec(location.hash);
+    if (!m) return null;
+    var key, cohortKey = null;
+    try {
+      key = decodeURIComponent(m[1]);
+      if (m[2] !== undefined) cohortKey = decodeURIComponent(m[2]);
+    } catch (err) { return null; }
+    for (var ci = 0; ci < cohorts.length; ci++) {
+      if ((cohortKey === null || cohorts[ci].cohort_key === cohortKey) && entryOf[ci].has(key)) {
+        return { ci: ci, key: key };
+      }
+    }
+    return null;
+  }
+  function fillCard(cohortIndex, key) {
     var cohort = cohorts[cohortIndex];
-    var r = cohort.entries.filter(function (e) { return e.key === key; })[0];
-    if (!r) return;
-    document.getElementById("card-title").textContent =
-      r.display_name + (r.config_label ? " (" + r.config_label + ")" : "");
-    cardBody.replaceChildren();
-    cardBody.appendChild(dl([
+    var r = entryOf[cohortIndex].get(key);
+    if (!r) return false;
+    cardTitle.textContent = r.display_name + (r.config_label ? " (" + r.config_label + ")" : "");
+    cardLink.href = cardHash(cohortIndex, key);
+    var parts = document.createDocumentFragment();
+    parts.appendChild(dl([
       ["entrant", r.entrant], ["run", r.run_id + " (" + r.source + ": " + r.source_path + ")"],
       ["date", r.created], ["verified", (r.verified ? "yes" : "no") + " — " + r.verified_note],
       ["rank", r.ranked ? r.rank + " (range " + r.rank + "–" + r.rank_hi + ")" : r.reference ? "not ranked: reference row (no-model baseline " + r.reference + ")" : "unranked (" + r.status + ")"],
@@ -134,15 +245,15 @@
     ]));
     if (r.entrant_info) {
       var info = r.entrant_info;
-      cardBody.appendChild(el("h3", "About the entrant"));
-      cardBody.appendChild(dl([
+      parts.appendChild(el("h3", "About the entrant"));
+      parts.appendChild(dl([
         ["organisation", info.organisation], ["model", info.model],
         ["contact", info.contact], ["license", info.license]
       ]));
       if (info.links.length) {
         var links = el("ul", null, "links");
         info.links.forEach(function (u) { var li = el("li"); li.appendChild(safeLink(u, u)); links.appendChild(li); });
-        cardBody.appendChild(links);
+        parts.appendChild(links);
       }
       // The description was rendered from Markdown at build time (raw HTML off) into a
       // <template>; it is cloned, never parsed from a string here.
@@ -150,31 +261,32 @@
       if (described) {
         var box = el("div", null, "description");
         box.appendChild(described.content.cloneNode(true));
-        cardBody.appendChild(box);
+        parts.appendChild(box);
       }
     }
-    cardBody.appendChild(el("h3", "Family scores"));
+    parts.appendChild(el("h3", "Family scores"));
     var fams = el("ul");
     r.families.forEach(function (f) { fams.appendChild(el("li", f.family + " (" + f.n + " tasks): " + est(f.score))); });
-    cardBody.appendChild(fams);
-    cardBody.appendChild(el("h3", "Language scores (plain means, not stratified)"));
+    parts.appendChild(fams);
+    parts.appendChild(el("h3", "Language scores (plain means, not stratified)"));
     var langs = el("ul", null, "languages");
     r.languages.forEach(function (s) { langs.appendChild(el("li", s.language + " (" + s.n + " tasks): " + fmt(s.mean, 3))); });
     if (!r.languages.length) langs.appendChild(el("li", "—"));
-    cardBody.appendChild(langs);
-    cardBody.appendChild(el("h3", "Axis scores"));
+    parts.appendChild(langs);
+    parts.appendChild(el("h3", "Axis scores"));
     var axes = el("ul");
     Object.keys(r.axes).sort().forEach(function (a) { axes.appendChild(el("li", a + ": " + fmt(r.axes[a], 3))); });
-    cardBody.appendChild(axes);
+    parts.appendChild(axes);
     if (r.safety.length) {
-      cardBody.appendChild(el("h3", "Safety violations", "flag"));
+      parts.appendChild(el("h3", "Safety violations", "flag"));
       var unsafe = el("ul");
       r.safety.forEach(function (s) { unsafe.appendChild(el("li", s)); });
-      cardBody.appendChild(unsafe);
+      parts.appendChild(unsafe);
     }
-    cardBody.appendChild(el("h3", "Failed tasks (" + r.failed.length + ")"));
+    var failedList = failedTasks(r.failed);
+    parts.appendChild(el("h3", "Failed tasks (" + failedList.length + ")"));
     var failed = el("ul", null, "failed");
-    r.failed.forEach(function (f) {
+    failedList.forEach(function (f) {
       var item = el("li");
       item.appendChild(el("code", f.task_id));
       item.appendChild(document.createTextNode(" " + f.family + ", score " + fmt(f.value, 2) + " "));
@@ -183,25 +295,101 @@
       if (f.transcript) item.appendChild(safeLink(f.transcript, "transcript"));
       failed.appendChild(item);
     });
-    cardBody.appendChild(failed);
-    cardBody.appendChild(el("h3", "Config fingerprint " + r.fingerprint));
-    cardBody.appendChild(el("pre", JSON.stringify(r.config, null, 2)));
-    card.hidden = false;
+    parts.appendChild(failed);
+    parts.appendChild(el("h3", "Config fingerprint " + r.fingerprint));
+    parts.appendChild(el("pre", JSON.stringify(r.config, null, 2)));
+    cardBody.replaceChildren(parts);
+    return true;
   }
-  document.querySelectorAll("button.open-card").forEach(function (b) {
-    b.addEventListener("click", function () {
-      openCard(Number(b.getAttribute("data-cohort-index")), b.getAttribute("data-key"));
+  function openCard(ci, key, push) {
+    if (card.open && current && current.ci === ci && current.key === key) return;
+    if (!fillCard(ci, key)) return;
+    current = { ci: ci, key: key, row: rowOf.get(ci + "\u0000" + key) };
+    if (push) {
+      try { history.pushState({ boardCard: true }, "", cardHash(ci, key)); } catch (err) { /* file: quirks */ }
+    }
+    if (!card.open) card.showModal();
+    card.scrollTop = 0;
+    cardTitle.focus();
+  }
+  // Closing: the fragment goes (back, when opening pushed it; else replaced), unless the
+  // history itself closed the card; focus returns to the entry's row.
+  function afterClose(was, fromHistory) {
+    if (!fromHistory && hashTarget()) {
+      if (history.state && history.state.boardCard) history.back();
+      else history.replaceState(null, "", location.href.split("#")[0]);
+    }
+    if (was && was.row && !was.row.tr.hidden) was.row.tr.focus();
+  }
+  function closeCard(fromHistory) {
+    if (!card.open) return;
+    var was = current;
+    current = null;
+    card.close();
+    afterClose(was, fromHistory);
+  }
+  // Escape (or any other way the browser closes the dialog) ends here; closeCard already
+  // cleared current, so its own close event does nothing.
+  card.addEventListener("close", function () {
+    if (!current) return;
+    var was = current;
+    current = null;
+    afterClose(was, false);
+  });
+  document.getElementById("card-close").addEventListener("click", function () { closeCard(false); });
+  card.addEventListener("click", function (event) {
+    if (event.target === card) closeCard(false);  // the backdrop
+  });
+  cardLink.addEventListener("click", function (event) { event.preventDefault(); });
+  function syncWithHash() {
+    var target = hashTarget();
+    if (target) openCard(target.ci, target.key, false);
+    else closeCard(true);
+  }
+  window.addEventListener("popstate", syncWithHash);
+  window.addEventListener("hashchange", syncWithHash);
+
+  // A row opens its card: a click anywhere in it (not on a link, a button or a selection),
+  // or Enter / Space on the focused row.
+  function rowFromEvent(event) {
+    var tr = event.target.closest("tr.entry");
+    if (!tr || event.target.closest("a, button, input, select, textarea, label, summary")) return null;
+    return tr;
+  }
+  function openRow(tr) {
+    openCard(Number(tr.getAttribute("data-cohort-index")), tr.getAttribute("data-key"), true);
+  }
+  tables.forEach(function (t) {
+    var body = t.table.tBodies[0];
+    body.addEventListener("click", function (event) {
+      var tr = rowFromEvent(event);
+      var selection = window.getSelection();
+      if (!tr || (selection && !selection.isCollapsed && tr.contains(selection.anchorNode))) return;
+      openRow(tr);
+    });
+    body.addEventListener("keydown", function (event) {
+      if ((event.key !== "Enter" && event.key !== " ") || event.target.tagName !== "TR") return;
+      event.preventDefault();
+      openRow(event.target);
     });
   });
-  document.getElementById("card-close").addEventListener("click", function () { card.hidden = true; });
 
-  // Charts: figures were built by the builder; plotly.js is inlined above.
-  document.querySelectorAll("div.chart").forEach(function (div) {
-    var figure = data.charts[Number(div.getAttribute("data-cohort-index"))][div.getAttribute("data-chart")];
-    if (!figure || !figure.data || figure.data.length === 0) {
-      div.textContent = "nothing to plot";
-      return;
-    }
-    window.Plotly.newPlot(div, figure.data, figure.layout, { displayModeBar: false, responsive: true });
+  // Charts: drawn as SVG at build time; a labelled point shows its <title> on focus too.
+  var tip = document.getElementById("chart-tip");
+  function showTip(event) {
+    var point = event.target.closest && event.target.closest("g.point");
+    if (!point) return;
+    var box = point.getBoundingClientRect();
+    tip.textContent = point.querySelector("title").textContent;
+    tip.hidden = false;
+    tip.style.left = Math.round(window.scrollX + box.right + 8) + "px";
+    tip.style.top = Math.round(window.scrollY + box.top - 4) + "px";
+  }
+  document.querySelectorAll("figure.chart svg").forEach(function (svg) {
+    svg.addEventListener("focusin", showTip);
+    svg.addEventListener("focusout", function () { tip.hidden = true; });
   });
+
+  if (hashTarget()) syncWithHash();
+  document.documentElement.setAttribute("data-board-ready", String(Math.round(performance.now())));
 })();

@@ -30,7 +30,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"core", "tasks", "corpus", "world", "targets", "scorers", "stats", "records",
             "runner", "reports", "schemas", "testing", "signing", "verify", "board", "baselines"},
 }  # fmt: skip
-HEAVY = {"numpy", "scipy", "plotly"}
+HEAVY = {"numpy", "scipy"}
 
 
 def _package(path: Path) -> str:

@@ -145,3 +145,76 @@ def triple(n: int = 100) -> tuple[dict[str, str], list[SynthRun]]:
         for name in ("a", "b", "c")
     ]
     return families, runs
+
+
+FAMILIES6 = ("grounded-qa", "multi-turn-state", "refusal-and-safety", "structured-extraction",
+             "tool-trajectory", "long-horizon")  # fmt: skip
+LONG_TITLE = (
+    "public split (subset-free), task set 0123456789ab with a deliberately long descriptive "
+    "cohort title that must wrap, 5 repeats, harness 0.1.0-very-long-build-identifier"
+)
+
+
+def synthetic_board(entrants: int, *, seed: int = 7) -> Any:
+    """A ``Board`` of ``entrants`` rows in one cohort of six families, made directly (no
+    statistics, builds in well under a second), with long names and a long cohort title:
+    for layout, reachability and speed checks of the page, never for its numbers."""
+    import random
+
+    from bench.board.model import (
+        Board,
+        CohortRows,
+        EntryRow,
+        Estimate,
+        FamilyScore,
+        LanguageScore,
+    )
+    from bench.stats import staircase
+
+    rng = random.Random(seed)
+
+    def est(v: float, half: float) -> Estimate:
+        return Estimate(value=v, lo=max(0.0, v - half), hi=min(1.0, v + half))
+
+    rows = []
+    for i in range(entrants):
+        head = round(rng.uniform(0.05, 0.95), 4)
+        long = i % 7 == 0
+        rows.append(
+            EntryRow(
+                key=f"entrant-{i:04d}/{i:016x}", entrant=f"entrant-{i:04d}",
+                display_name=(f"Entrant {i} with an unusually long display name that goes on "
+                              "and on without stopping" if long else f"Entrant {i}"),
+                config_label="temperature-0.7-max-tokens-4096-tools-v2" if i % 5 == 0 else None,
+                run_id=f"20260101T000000Z-{i:06x}", created="2026-01-01", source="run",
+                source_path=f"runs/20260101T000000Z-{i:06x}", verified=i % 3 == 0,
+                verified_note="a local run", fingerprint=f"{i:016x}", config={"model": f"m{i}"},
+                status="complete", ranked=True, rank=i + 1, rank_hi=min(entrants, i + 4),
+                headline=est(head, 0.04), analytic_se=0.02, pooled=head,
+                families=[FamilyScore(family=f, n=50, score=est(round(rng.random(), 3), 0.08))
+                          for f in sorted(FAMILIES6)],
+                tasks=300, pass_hat_k=est(head / 2, 0.05), flakiness=est(0.3, 0.03),
+                error_rate=0.01 * (i % 4), cost_usd=round(10 ** rng.uniform(-4, 0), 6),
+                cost_note="$1.00", p95_latency_s=round(rng.uniform(0.5, 40.0), 3),
+                frontier_probability=round(rng.random(), 3), dominated_95=rng.random() < 0.5,
+                axes={"answer": head}, safety=[], judge_excluded=[],
+                failed=[], languages=[LanguageScore(language="en", n=300, mean=head)],
+            )
+        )  # fmt: skip
+    rows.sort(key=lambda r: -(r.headline.value if r.headline else 0.0))
+    rows = [r.model_copy(update={"rank": k + 1}) for k, r in enumerate(rows)]
+
+    def view(of: str) -> list[str]:
+        xs = [getattr(r, of) for r in rows]
+        order = staircase(xs, [r.headline.value if r.headline else 0.0 for r in rows])
+        return [rows[k].key for k in order]
+
+    cohort = CohortRows(
+        cohort_key="c" * 64, title=LONG_TITLE, task_set_hash="0123456789ab" + "0" * 52,
+        split="public", repeats=5, harness="0.1.0", ranked_on=300, families=sorted(FAMILIES6),
+        rank_mode="per-pair paired bootstrap", order="rank, then headline", entries=rows,
+        cost_view=view("cost_usd"), latency_view=view("p95_latency_s"), cost_not_measured=[],
+        warnings=[],
+    )  # fmt: skip
+    return Board(inputs_hash="f" * 64, seed=1, resamples=100, frontier_resamples=100,
+                 cohorts=[cohort], warnings=[])  # fmt: skip

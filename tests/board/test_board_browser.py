@@ -72,9 +72,8 @@ def page(browser: Any, built_site: Path) -> Iterator[Watched]:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(10_000)
     watched = Watched(context.new_page())
-    # 4.8 MB of inline plotly.js: parsing takes seconds on a busy machine
     watched.page.goto((built_site / "index.html").as_uri(), timeout=60_000)
-    watched.page.wait_for_selector("div.chart .main-svg", timeout=60_000)
+    watched.page.wait_for_selector("html[data-board-ready]", timeout=60_000)
     yield watched
     context.close()
 
@@ -144,7 +143,7 @@ def test_filters_hide_rows_and_cohorts(page: Watched) -> None:
 
 
 def test_report_card_lists_failed_tasks(page: Watched) -> None:
-    page.page.click("tr[data-key^='fragile/'] button.open-card")
+    page.page.click("tr[data-key^='fragile/'] td.num >> nth=0")
     card = page.page.locator("#card")
     assert card.is_visible()
     assert page.page.locator("#card-title").text_content() == "Fragile Stack"
@@ -162,9 +161,9 @@ def test_report_card_lists_failed_tasks(page: Watched) -> None:
 
 
 def test_charts_render_points(page: Watched, built_site: Path) -> None:
-    points = page.page.locator("div.chart svg .point").count()
+    points = page.page.locator("figure.chart svg .point").count()
     assert points >= 6  # every entry with a cost or a latency is a point
-    assert page.page.locator("div.chart svg.main-svg").count() >= 4
+    assert page.page.locator("figure.chart svg.chart-svg").count() == 4  # 2 cohorts x 2 views
 
 
 def test_hostile_strings_render_as_text_and_run_nothing(page: Watched) -> None:
@@ -172,18 +171,18 @@ def test_hostile_strings_render_as_text_and_run_nothing(page: Watched) -> None:
     assert "<img src=x onerror=alert(1)>" in (row.locator("td.name").text_content() or "")
     assert row.locator("img").count() == 0
     assert "</script><script>alert(1)</script>" in (row.text_content() or "")
-    row.locator("button.open-card").click()
+    row.locator("td.rank").click()
     assert page.page.locator("#card-title").text_content() == "<img src=x onerror=alert(1)>"
     assert page.page.locator("#card img, body > img").count() == 0
     page.page.click("#card-close")
-    page.page.locator("div.chart .point").last.hover(force=True)
+    page.page.locator("figure.chart .point").last.hover(force=True)
     page.page.wait_for_timeout(300)
     assert page.dialogs == []
     assert page.errors == []
 
 
 def test_report_card_shows_the_registry_and_a_safe_description(page: Watched) -> None:
-    page.page.click("tr[data-key^='xss/'] button.open-card")
+    page.page.click("tr[data-key^='xss/'] td.rank")
     card = page.page.locator("#card")
     text = card.text_content() or ""
     assert "About the entrant" in text and "Example Lab" in text and "Apache-2.0" in text
@@ -199,7 +198,7 @@ def test_report_card_shows_the_registry_and_a_safe_description(page: Watched) ->
     assert card.locator("ul.links a").get_attribute("href") == "https://example.com/xss"
     page.page.click("#card-close")
     # an unregistered entrant's card has no registry section
-    page.page.click("tr[data-key^='fragile/'] button.open-card")
+    page.page.click("tr[data-key^='fragile/'] td.rank")
     assert "About the entrant" not in (card.text_content() or "")
     assert (
         page.dialogs == []
@@ -219,8 +218,247 @@ def test_a_reference_row_is_marked_unranked_and_last(page: Watched) -> None:
     keys = [k for k in (section.locator("tbody tr.entry").nth(i).get_attribute("data-key")
                         for i in range(section.locator("tbody tr.entry").count()))]  # fmt: skip
     assert keys[-1].startswith("baseline-do-nothing/")
-    row.locator("button.open-card").click()
+    row.locator("td.rank").click()
     text = page.page.locator("#card").text_content() or ""
     assert "not ranked: reference row (no-model baseline do_nothing)" in text
     page.page.click("#card-close")
     assert page.errors == []
+
+
+# Issue 16: the row is the way into the report card, which has its own URL.
+
+
+def _card_hash(key: str) -> str:
+    from urllib.parse import quote
+
+    return "#card=" + quote(key, safe="")
+
+
+def _hash_becomes(p: Any, value: str) -> str:
+    """``location.hash`` once it is ``value`` (going back or forward is asynchronous, and so is
+    closing a pushed card, which goes back), or whatever it is after two seconds."""
+    for _ in range(100):
+        if p.evaluate("location.hash") == value:
+            break
+        p.wait_for_timeout(20)
+    return str(p.evaluate("location.hash"))
+
+
+def test_a_row_click_opens_its_card_as_a_dialog_with_its_own_url(page: Watched) -> None:
+    p = page.page
+    card = p.locator("#card")
+    row = p.locator("tr[data-key^='fragile/']")
+    key = row.get_attribute("data-key")
+    assert row.get_attribute("tabindex") == "0"
+    assert card.is_hidden()
+    row.locator("td.name").click()
+    assert card.is_visible()
+    assert p.locator("#card-title").text_content() == "Fragile Stack"
+    assert (card.get_attribute("role"), card.get_attribute("aria-modal")) == ("dialog", "true")
+    assert card.get_attribute("aria-labelledby") == "card-title"
+    assert p.evaluate("document.getElementById('card').contains(document.activeElement)")
+    assert p.evaluate("location.hash") == _card_hash(key)
+    p.go_back()
+    p.locator("#card").wait_for(state="hidden")
+    assert _hash_becomes(p, "") == ""
+    # Chromium now and then drops a forward traversal issued straight after a back one (the
+    # page is not involved: the fragment never changes), so the browser is asked again; what is
+    # checked is what the page does once the fragment is back.
+    for _ in range(3):
+        p.evaluate("history.forward()")
+        if _hash_becomes(p, _card_hash(key)) == _card_hash(key):
+            break
+    assert _hash_becomes(p, _card_hash(key)) == _card_hash(key)  # traversal is asynchronous
+    p.locator("#card").wait_for(state="visible")
+    assert p.locator("#card-title").text_content() == "Fragile Stack"
+    p.keyboard.press("Escape")
+    assert card.is_hidden()
+    assert p.evaluate("document.activeElement.getAttribute('data-key')") == key
+    assert _hash_becomes(p, "") == ""
+    # Enter on a focused row opens it too
+    tied = p.locator("tr[data-key^='tied-two/']")
+    tied.focus()
+    p.keyboard.press("Enter")
+    assert card.is_visible() and p.locator("#card-title").text_content() == "Tied Two"
+    p.click("#card-close")
+    assert card.is_hidden() and _hash_becomes(p, "") == ""
+    assert p.evaluate("document.activeElement.getAttribute('data-key')").startswith("tied-two/")
+    assert page.errors == []
+
+
+def test_a_link_or_button_inside_a_row_does_not_open_the_card(page: Watched) -> None:
+    p = page.page
+    p.evaluate(
+        """() => { const cell = document.querySelector("tr[data-key^='fragile/'] td.name");
+        const a = document.createElement('a'); a.id = 'inner-link'; a.href = '#elsewhere';
+        a.textContent = 'a link'; cell.appendChild(a);
+        const b = document.createElement('button'); b.id = 'inner-button'; b.type = 'button';
+        b.textContent = 'a button'; cell.appendChild(b); }"""
+    )
+    p.click("#inner-button")
+    p.click("#inner-link")
+    assert p.locator("#card").is_hidden()
+    assert p.evaluate("location.hash") == "#elsewhere"
+
+
+def test_loading_the_card_url_opens_the_card(browser: Any, built_site: Path) -> None:
+    import json
+
+    board = json.loads((built_site / "board.json").read_text())
+    [key] = [e["key"] for c in board["cohorts"] for e in c["entries"] if e["entrant"] == "tied-one"]
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        p = context.new_page()  # a fresh load with the fragment, not a same-page navigation
+        p.goto((built_site / "index.html").as_uri() + _card_hash(key))
+        p.wait_for_selector("html[data-board-ready]")
+        p.locator("#card").wait_for(state="visible")
+        assert p.locator("#card-title").text_content() == "Tied One (registered) (Tied One)"
+        assert p.locator("#card-link").get_attribute("href") == _card_hash(key)
+        p.click("#card-close")
+        assert p.locator("#card").is_hidden() and _hash_becomes(p, "") == ""
+        # a fragment typed or linked while the page is open (hashchange)
+        p.evaluate(f"location.hash = {_card_hash(key)!r}")
+        p.locator("#card").wait_for(state="visible")
+        p.evaluate("location.hash = ''")
+        p.locator("#card").wait_for(state="hidden")
+    finally:
+        context.close()
+
+
+def test_the_introduction_links_methodology_guide_and_repository(page: Watched) -> None:
+    intro = page.page.locator("#intro")
+    text = " ".join((intro.text_content() or "").split())
+    assert "interval" in text and "tie-aware" in text and "re-checked" in text
+    links = {
+        intro.locator("a").nth(i).text_content(): intro.locator("a").nth(i).get_attribute("href")
+        for i in range(intro.locator("a").count())
+    }
+    assert links == {
+        "how the numbers are made": "#methodology",
+        "the submission guide": "https://github.com/example/bench-results/blob/HEAD/docs/SUBMISSIONS.md",
+        "the repository": "https://github.com/example/bench-results",
+    }
+    assert page.page.locator("#methodology h1, #methodology h2").count() > 0
+    box = intro.bounding_box()
+    assert box is not None and box["y"] < 300  # at the top, before any table
+
+
+def test_charts_are_svg_with_labelled_points_and_no_plotly(page: Watched) -> None:
+    p = page.page
+    assert p.evaluate("typeof window.Plotly") == "undefined"
+    c = _synthetic(p)
+    cost = p.locator(f"#cohort-{c} figure[data-chart='cost'] svg")
+    keys = [cost.locator(".point").nth(i).get_attribute("data-key")
+            for i in range(cost.locator(".point").count())]  # fmt: skip
+    assert keys and not any(k.startswith("xss/") for k in keys)  # cost not measured: apart
+    latency = p.locator(f"#cohort-{c} figure[data-chart='latency'] svg")
+    assert any(
+        (latency.locator(".point").nth(i).get_attribute("data-key") or "").startswith("xss/")
+        for i in range(latency.locator(".point").count())
+    )
+    tied = cost.locator(".point[data-key^='tied-one/'] title").text_content() or ""
+    assert tied.startswith("Tied One (registered) (Tied One)\nrun ")  # entrant and version
+    front = cost.locator(".point.front")
+    assert front.count() >= 1
+    labels = [cost.locator(".labels text.front").nth(i).text_content()
+              for i in range(cost.locator(".labels text.front").count())]  # fmt: skip
+    assert len(labels) == front.count()
+    assert "linear scale" in (cost.locator(".axis-title").first.text_content() or "")
+    # focus shows the point's tooltip (textContent, never markup)
+    front.first.focus()
+    tip = p.locator("#chart-tip")
+    assert tip.is_visible() and "run " in (tip.text_content() or "")
+
+
+# Issue 16: a 1,000-entrant board with long names and a long cohort title (made directly).
+
+
+@pytest.fixture(scope="module")
+def big_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from board_synth import synthetic_board
+
+    from bench.board.build import BuildOptions, render_board
+
+    repo = Path(__file__).resolve().parents[2]
+    out = tmp_path_factory.mktemp("big") / "index.html"
+    options = BuildOptions(
+        out=out.parent, templates=repo / "site_templates",
+        methodology=repo / "docs" / "METHODOLOGY.md",
+    )  # fmt: skip
+    out.write_bytes(render_board(synthetic_board(1000), options))
+    return out
+
+
+def _open(browser: Any, site: Path, width: int, height: int) -> tuple[Any, Watched]:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(20_000)
+    watched = Watched(context.new_page())
+    watched.page.goto(site.as_uri(), timeout=60_000)
+    watched.page.wait_for_selector("html[data-board-ready]", timeout=60_000)
+    return context, watched
+
+
+OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_page_never_overflows_sideways(browser: Any, big_site: Path, width: int) -> None:
+    context, w = _open(browser, big_site, width, 900)
+    try:
+        p = w.page
+        assert p.locator("section.cohort h2").text_content().startswith("Cohort: public split")
+        assert p.evaluate(OVERFLOW) <= 0
+        headers = [p.locator("table.board thead th").nth(i).text_content()
+                   for i in range(p.locator("table.board thead th").count())]  # fmt: skip
+        assert len(headers) == 4 + 6 + 6  # rank, entrant, headline, pooled, 6 families, ...
+        assert "Verified" not in headers and "verified" in headers[1]  # folded, not hidden
+        if width == 1400:  # the whole table fits: no scrolling inside its wrapper either
+            assert p.evaluate("(w => w.scrollWidth - w.clientWidth)"
+                              "(document.querySelector('.table-wrap'))") <= 0  # fmt: skip
+        p.click("button.rows-toggle")  # every row shown, still nothing sideways
+        assert p.locator("tr.entry:not([hidden])").count() == 1000
+        assert p.evaluate(OVERFLOW) <= 0
+        p.locator("tr.entry").first.click()  # and the open card
+        assert p.locator("#card").is_visible() and p.evaluate(OVERFLOW) <= 0
+        card = p.locator("#card").bounding_box()
+        assert card is not None and card["x"] >= 0 and card["x"] + card["width"] <= width
+        assert w.errors == []
+    finally:
+        context.close()
+
+
+def test_charts_are_near_the_top_of_a_thousand_entrant_board(browser: Any, big_site: Path) -> None:
+    context, w = _open(browser, big_site, 1400, 1000)
+    try:
+        p = w.page
+        assert p.locator("tr.entry").count() == 1000
+        assert p.locator("tr.entry:not([hidden])").count() == 30
+        top = p.evaluate("document.getElementById('charts-0').getBoundingClientRect().top")
+        assert top <= 3 * 1000
+        link = p.locator("section.cohort nav.cohort-nav a[href='#charts-0']")
+        assert link.is_visible()
+        link.click()
+        assert p.evaluate("document.getElementById('charts-0').getBoundingClientRect().top") < 200
+        # search, filters and sorting act on every row, not the 30 shown
+        p.fill("#filter-text", "entrant-0999")
+        assert [k.split("/")[0] for k in _keys(p, 0)] == ["entrant-0999"]
+        p.fill("#filter-text", "")
+        p.check("#filter-verified")
+        assert p.locator("tr.entry:not([hidden])").count() == 30
+        assert "of 334 matching rows" in (p.locator(".rows-status").text_content() or "")
+        p.uncheck("#filter-verified")
+        p.click("th button[data-sort='cost']")
+        costs = [float(c) for c in p.eval_on_selector_all(
+            "tr.entry:not([hidden])", "rows => rows.map(r => r.dataset.cost)")]  # fmt: skip
+        assert costs == sorted(costs) and len(costs) == 30
+        assert costs[0] == min(float(r) for r in p.eval_on_selector_all(
+            "tr.entry", "rows => rows.map(r => r.dataset.cost)"))  # fmt: skip
+        # a thousand points, and readable: the frontier and at most 10 others labelled
+        cost = p.locator("figure[data-chart='cost'] svg")
+        assert cost.locator(".point").count() == 1000
+        assert cost.locator(".labels text.top").count() <= 10
+        assert cost.locator(".labels text.front").count() == cost.locator(".point.front").count()
+        assert "log scale" in (cost.locator(".axis-title").first.text_content() or "")
+        assert w.errors == []
+    finally:
+        context.close()

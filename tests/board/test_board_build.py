@@ -86,9 +86,10 @@ def test_csp_is_first_in_head_and_hashes_every_inline_script_and_style(built_sit
     assert tag == "meta" and attrs["http-equiv"] == "Content-Security-Policy"
     policy = {d.split()[0]: d.split()[1:] for d in str(attrs["content"]).split("; ")}
     executable = [text for a, text in parser.scripts if a.get("type") != "application/json"]
-    assert len(executable) == 2  # plotly.js once, board.js
+    assert len(executable) == 1  # board.js, nothing else: the charts are SVG drawn at build
     assert sorted(policy["script-src"]) == sorted(_sha(t) for t in executable)
-    assert set(policy["style-src"]) == {_sha(t) for t in parser.styles} | {_sha("")}
+    assert sorted(policy["style-src"]) == sorted(_sha(t) for t in parser.styles)
+    assert len(parser.styles) == 1 and _sha("") not in policy["style-src"]
     assert policy["default-src"] == ["'none'"] and policy["connect-src"] == ["'none'"]
     assert "'unsafe-inline'" not in str(attrs["content"])
     assert "'unsafe-eval'" not in str(attrs["content"])
@@ -98,7 +99,7 @@ def test_contributor_strings_are_escaped_in_the_source(built_site: Path) -> None
     page = (built_site / "index.html").read_text()
     assert XSS_NAME not in page and XSS_NOTE not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
-    assert page.count("<script") == 3  # data block, plotly.js, board.js: nothing injected
+    assert page.count("<script") == 2  # data block, board.js: nothing injected
     data = re.search(r'<script type="application/json" id="board-data">(.*?)</script>', page, re.S)
     assert data is not None
     parsed = json.loads(data.group(1))
@@ -177,10 +178,10 @@ def test_cli_builds_and_reports_errors(board_inputs: Path, tmp_path: Path) -> No
     assert result.exception.exit_code == 3
 
 
-def test_importing_the_command_pulls_in_no_numpy_or_plotly() -> None:
+def test_importing_the_command_pulls_in_no_numpy_or_jinja2() -> None:
     code = (
         "import sys, bench.cli.board_cmd, bench.board;"
-        "print(sorted(m for m in ('numpy', 'plotly', 'scipy', 'jinja2') if m in sys.modules))"
+        "print(sorted(m for m in ('numpy', 'scipy', 'jinja2') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -283,3 +284,147 @@ def test_the_baseline_is_a_reference_row_outside_ranks_and_frontier(built_site: 
         e.reference is None for e in cohort.entries if e.ranked
     )
     assert not any("baseline-do-nothing" in w for w in board.warnings)  # needs no registry record
+
+
+# Issue 16: the page's charts are SVG drawn here; the introduction; no plotly anywhere.
+
+
+def _rows(n: int, **changes: Any) -> Any:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from board_synth import synthetic_board
+
+    cohort = synthetic_board(n).cohorts[0]
+    return cohort.model_copy(update=changes) if changes else cohort
+
+
+def test_charts_are_byte_stable_svg_with_escaped_labels_and_the_right_axis() -> None:
+    from bench.board.charts import LABELLED, cohort_charts
+
+    cohort = _rows(200)
+    first = cohort.entries[0].model_copy(
+        update={"display_name": XSS_NAME, "config_label": XSS_NOTE, "cost_usd": None}
+    )
+    cohort = cohort.model_copy(update={"entries": [first, *cohort.entries[1:]]})
+    charts = cohort_charts(cohort, 3)
+    assert charts == cohort_charts(cohort, 3)  # deterministic
+    cost, latency = charts["cost"], charts["latency"]
+    assert cost is not None and latency is not None
+    assert cost.startswith('<svg class="chart-svg" id="svg-cost-3"')
+    for svg in (cost, latency):
+        assert (
+            XSS_NAME not in svg
+            and "<script" not in svg
+            and "onerror=" not in svg.replace("onerror=alert(1)&gt;", "")
+        )
+    assert f'data-key="{first.key}"' not in cost  # cost not measured: never on the cost axis
+    assert f'data-key="{first.key}"' in latency
+    assert "&lt;img src=x onerror=alert(1)&gt; (&lt;/script&gt;" in latency  # name and version
+    points = re.compile(r'<g class="point[ "]')
+    assert len(points.findall(cost)) == 199 and len(points.findall(latency)) == 200
+    assert "dollars per run (log scale)" in cost  # 1e-4 .. 1: four orders of magnitude
+    assert "p95 latency per attempt (s) (linear scale)" in latency  # 0.5 .. 40 s
+    front = cost.count('class="point front')
+    assert front >= 1 and cost.count('<text class="front"') == front
+    assert cost.count('<text class="top"') <= LABELLED
+    assert re.search(r"<title>[^<]*\nrun 20260101T000000Z-", cost)  # the run id in the tooltip
+
+
+def test_two_versions_of_a_long_named_entrant_never_share_a_label() -> None:
+    from bench.board.charts import LABEL_MAX, cohort_charts
+
+    cohort = _rows(2)
+    long = "Example support bot with a very long display name"
+    a, b = (
+        e.model_copy(update={"display_name": long, "config_label": f"example-support-bot v{n}"})
+        for n, e in zip((1, 2), cohort.entries, strict=True)
+    )
+    cost = cohort_charts(cohort.model_copy(update={"entries": [a, b]}), 0)["cost"]
+    assert cost is not None
+    labels = re.findall(r'<text class="(?:front|top)"[^>]*>([^<]*)</text>', cost)
+    assert sorted(labels) == ["Example su… (example-support-bot v1)",
+                              "Example su… (example-support-bot v2)"]  # fmt: skip
+    assert all(len(label) <= LABEL_MAX for label in labels)
+
+
+def test_nothing_to_plot_without_measured_values() -> None:
+    from bench.board.charts import cohort_charts
+
+    cohort = _rows(3)
+    none = [e.model_copy(update={"cost_usd": None, "p95_latency_s": None}) for e in cohort.entries]
+    charts = cohort_charts(cohort.model_copy(update={"entries": none}), 0)
+    assert charts == {"cost": None, "latency": None}
+
+
+def test_the_introduction_names_the_guide_without_a_repository_url(tmp_path: Path) -> None:
+    from bench.board.build import BuildOptions, render_board
+    from bench.board.model import Board
+
+    repo = Path(__file__).resolve().parents[2]
+    board = Board(inputs_hash="0" * 64, seed=1, resamples=1, frontier_resamples=1,
+                  cohorts=[_rows(3)], warnings=[])  # fmt: skip
+    options = BuildOptions(out=tmp_path, templates=repo / "site_templates",
+                           methodology=repo / "docs" / "METHODOLOGY.md")  # fmt: skip
+    page = render_board(board, options).decode()
+    [intro] = re.findall(r'<p class="intro" id="intro">(.*?)</p>', page, re.S)
+    assert re.findall(r'href="([^"]*)"', intro) == ["#methodology"]
+    assert "the submission guide (<code>docs/SUBMISSIONS.md</code>)" in intro
+    with_repo = render_board(board, replace_repo(options, "https://github.com/o/r")).decode()
+    [intro] = re.findall(r'<p class="intro" id="intro">(.*?)</p>', with_repo, re.S)
+    assert re.findall(r'href="([^"]*)"', intro) == [
+        "#methodology", "https://github.com/o/r/blob/HEAD/docs/SUBMISSIONS.md",
+        "https://github.com/o/r",
+    ]  # fmt: skip
+
+
+def replace_repo(options: Any, url: str) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(options, repo_url=url)
+
+
+def test_no_plotly_left_in_the_package_or_the_page(built_site: Path) -> None:
+    import tomllib
+
+    repo = Path(__file__).resolve().parents[2]
+    project = tomllib.loads((repo / "pyproject.toml").read_text())
+    assert not any("plotly" in d for d in project["project"]["dependencies"])
+    sources = [*(repo / "src" / "bench").rglob("*.py"), *(repo / "site_templates").iterdir()]
+    assert [p.name for p in sources if "plotly" in p.read_text().lower()] == []
+    page = (built_site / "index.html").read_text()
+    assert "Plotly" not in page and "main-svg" not in page  # no plotly.js embedded or drawn
+
+
+def test_the_page_data_says_each_string_once_and_loses_nothing(built_site: Path) -> None:
+    from bench.board.page import page_data
+
+    board = Board.model_validate_json((built_site / "board.json").read_text())
+    data = page_data(board)
+    strings = data["strings"]
+    assert len(strings) == len(set(strings))
+    original = board.model_dump(mode="json")
+    decoded_any = False
+    for cohort, compact in zip(original["cohorts"], data["board"]["cohorts"], strict=True):
+        for entry, row in zip(cohort["entries"], compact["entries"], strict=True):
+            decoded, folder = [], None
+            for f in row["failed"]:
+                if f[5] != -2:
+                    folder = None if f[5] < 0 else strings[f[5]]
+                decoded.append({
+                    "task_id": strings[f[0]], "family": strings[f[1]], "value": f[2],
+                    "lines": [strings[i] for i in f[3]], "private": f[4] == 1,
+                    "transcript": None if folder is None else folder + "/" + strings[f[6]],
+                })  # fmt: skip
+            assert decoded == entry["failed"]
+            decoded_any = decoded_any or bool(decoded)
+            assert {k: v for k, v in row.items() if k != "failed"} == {
+                k: v for k, v in entry.items() if k != "failed"
+            }
+    assert decoded_any
+    assert any(
+        f[5] == -2 for c in data["board"]["cohorts"] for e in c["entries"] for f in e["failed"]
+    )
+    page = (built_site / "index.html").read_text()
+    block = re.search(r'<script type="application/json" id="board-data">(.*?)</script>', page, re.S)
+    assert block is not None and json.loads(block.group(1)) == data

@@ -3,7 +3,7 @@
 Stages: :mod:`.load` (run directories and bundles, behind the ``Loader`` protocol),
 :mod:`.entries` (plain values per run), :mod:`.rows` with :mod:`.cohort` (cohorts, latest run
 per entrant and fingerprint, shared-resample statistics), :mod:`.page` and :mod:`.charts`
-(Jinja2 + plotly), :mod:`.site` (atomic swap of the output directory).
+(Jinja2, charts as inline SVG), :mod:`.site` (atomic swap of the output directory).
 """
 
 from .build import BuildOptions, BuildResult, build

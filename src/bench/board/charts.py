@@ -1,28 +1,93 @@
-"""Plotly figures of a cohort as plain JSON (drawn in the page by ``Plotly.newPlot``).
+"""The two charts of a cohort as inline SVG, drawn here at build time (no chart library).
 
-Two views: quality against dollars per run, and quality against p95 latency; each with the
-interval as an error bar and the staircase frontier. Entries whose cost is not measured are
-never plotted on the cost axis (the page lists them apart). Contributor strings are
-HTML-escaped for plotly, which reads a few tags in hover text.
+Quality (the headline, its interval as an error bar) against dollars per run, and against p95
+latency; the staircase frontier of each view drawn and its points highlighted and labelled;
+the other points faded, and only the best ``LABELLED`` of them by headline get a text label, so
+a thousand points stay readable. Every point carries an SVG ``<title>`` (entrant, version, run
+id and its numbers) that the browser shows on hover and the page shows on focus. Entries whose
+cost is not measured are never plotted on the cost axis (the page lists them apart). The x axis
+is logarithmic when the values span more than two orders of magnitude, and its title says so.
+
+Output is byte-stable: every coordinate is printed with one decimal, every string escaped.
+Styling comes from classes in ``board.css`` (the CSP allows no ``style`` attribute).
 """
 
 from __future__ import annotations
 
-import html
-import json
-from typing import Any
+import math
+from dataclasses import dataclass
+from html import escape
 
 from .model import CohortRows, EntryRow
 
+WIDTH, HEIGHT = 640, 400
+LEFT, RIGHT, TOP, BOTTOM = 56, 18, 48, 50
+LABELLED = 10
+"""Points besides the frontier that get a visible text label: the best by headline."""
+LOG_SPAN = 100.0
+"""A log x axis when the largest value is more than this many times the smallest."""
+CHAR_W, LABEL_H, LABEL_MAX = 6.1, 13.0, 36
 
-def _hover(r: EntryRow) -> str:
+
+@dataclass(frozen=True)
+class _Axis:
+    lo: float
+    hi: float
+    log: bool
+
+    def at(self, v: float, a: float, b: float) -> float:
+        if self.log:
+            lo, hi, v = math.log10(self.lo), math.log10(self.hi), math.log10(v)
+        else:
+            lo, hi = self.lo, self.hi
+        return a + (v - lo) / (hi - lo) * (b - a)
+
+
+def _n(x: float) -> str:
+    text = f"{x:.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
+def _tick_label(v: float) -> str:
+    if v == 0:
+        return "0"
+    if abs(v) >= 1000 or abs(v) < 1e-4:
+        return f"{v:.0e}".replace("e-0", "e-").replace("e+0", "e")
+    return f"{v:.6f}".rstrip("0").rstrip(".")
+
+
+def _x_axis(values: list[float]) -> tuple[_Axis, list[float]]:
+    lo, hi = min(values), max(values)
+    if lo > 0 and hi / lo > LOG_SPAN:
+        a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+        return _Axis(10.0**a, 10.0**b, True), [10.0**k for k in range(a, b + 1)]
+    span = hi - lo if hi > lo else (abs(hi) or 1.0)
+    # From zero unless the values sit far from it (then the axis starts at a round value
+    # below the smallest, and the tick labels say where).
+    start = 0.0 if lo <= 0.3 * hi or lo <= 0 else lo - 0.05 * span
+    raw = (hi + 0.05 * span - start) / 5
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    first = math.floor(start / step + 1e-9)
+    ticks = [round((first + k) * step, 12) for k in range(7)]
+    while len(ticks) > 2 and ticks[-2] >= hi:
+        ticks.pop()
+    return _Axis(ticks[0], ticks[-1], False), ticks
+
+
+def _name(r: EntryRow) -> str:
+    return r.display_name + (f" ({r.config_label})" if r.config_label else "")
+
+
+def _tooltip(r: EntryRow) -> str:
     assert r.headline is not None
+    h = r.headline
     cost = f"${r.cost_usd:.6f} per run" if r.cost_usd is not None else "cost not measured"
     latency = f"{r.p95_latency_s:.3f} s p95" if r.p95_latency_s is not None else "latency unknown"
-    h = r.headline
-    return "<br>".join(
+    return "\n".join(
         [
-            html.escape(r.display_name, quote=False),
+            _name(r),
+            f"run {r.run_id}",
             f"headline {h.value:.3f} [{h.lo:.3f}, {h.hi:.3f}]",
             cost,
             latency,
@@ -30,70 +95,167 @@ def _hover(r: EntryRow) -> str:
     )
 
 
-def _figure(rows: list[EntryRow], x_of: str, frontier: list[str], title: str, x_title: str) -> Any:
-    import plotly.graph_objects as go
+def _short(r: EntryRow) -> str:
+    """The point's label within ``LABEL_MAX`` characters: the display name is cut first and the
+    version label is kept whole (cut from its start, where the entrant id repeats), so two
+    versions of one entrant never share a label."""
+    text = _name(r)
+    if len(text) <= LABEL_MAX:
+        return text
+    if not r.config_label:
+        return text[: LABEL_MAX - 1] + "…"
+    label = r.config_label
+    if len(label) > LABEL_MAX - 8:
+        label = "…" + label[-(LABEL_MAX - 9) :]
+    room = LABEL_MAX - len(label) - 3
+    return r.display_name[: room - 1] + "… (" + label + ")"
 
+
+Box = tuple[float, float, float, float]
+
+
+def _place(x: float, y: float, text: str, taken: list[Box], force: bool) -> tuple[str, Box] | None:
+    """A label beside the point (right or left; level, a little above or below), inside the
+    plot and clear of the labels already placed; ``force`` (a frontier point) tries spots
+    farther up and down, then takes the first one regardless."""
+    w = len(text) * CHAR_W
+    spots = [
+        (anchor, tx, y + dy, (tx - w if anchor == "end" else tx, y + dy - 10,
+                              tx if anchor == "end" else tx + w, y + dy + 3))
+        for dy in ((4, -6, 14, -16, 24) if not force else
+                   (4, -6, 14, -16, 24, -26, 34, -36, 44, -46, 54, -56))
+        for anchor, tx in (("start", x + 7), ("end", x - 7))
+    ]  # fmt: skip
+    inside = [
+        s
+        for s in spots
+        if s[3][0] >= LEFT and s[3][2] <= WIDTH - RIGHT and s[3][1] >= TOP - 4
+        and s[3][3] <= HEIGHT - BOTTOM
+    ]  # fmt: skip
+    for anchor, tx, ty, box in inside:
+        if not any(_overlap(box, other) for other in taken):
+            return f'<text x="{_n(tx)}" y="{_n(ty)}" text-anchor="{anchor}">', box
+    if force and (inside or spots):
+        anchor, tx, ty, box = (inside or spots)[0]
+        return f'<text x="{_n(tx)}" y="{_n(ty)}" text-anchor="{anchor}">', box
+    return None
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def chart_svg(rows: list[EntryRow], x_of: str, frontier: list[str], title: str,
+              x_title: str, chart_id: str) -> str | None:  # fmt: skip
+    """One chart as an ``<svg>`` element, or None when no entry has both values."""
     points = [r for r in rows if r.headline is not None and getattr(r, x_of) is not None]
-    by_key = {r.key: r for r in points}
-    fig = go.Figure()
-    for dominated in (False, True):
-        chosen = [r for r in points if r.dominated_95 == dominated]
-        if not chosen:
-            continue
-        fig.add_trace(
-            go.Scatter(
-                x=[getattr(r, x_of) for r in chosen],
-                y=[r.headline.value for r in chosen if r.headline],
-                error_y={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": [r.headline.hi - r.headline.value for r in chosen if r.headline],
-                    "arrayminus": [r.headline.value - r.headline.lo for r in chosen if r.headline],
-                },
-                mode="markers",
-                marker={"symbol": "x" if dominated else "circle", "size": 10},
-                name="dominated (95 %)" if dominated else "entries",
-                hovertext=[_hover(r) for r in chosen],
-                hovertemplate="%{hovertext}<extra></extra>",
-            )
-        )
-    stair = [by_key[k] for k in frontier if k in by_key]
-    if stair:
-        fig.add_trace(
-            go.Scatter(
-                x=[getattr(r, x_of) for r in stair],
-                y=[r.headline.value for r in stair if r.headline],
-                mode="lines",
-                line={"shape": "hv", "dash": "dot"},
-                name="frontier (staircase)",
-                hoverinfo="skip",
-            )
-        )
-    fig.update_layout(
-        title={"text": title},
-        xaxis={"title": {"text": x_title}},
-        yaxis={"title": {"text": "headline (mean of family means)"}, "range": [0, 1.05]},
-        height=380,
-        margin={"l": 60, "r": 20, "t": 50, "b": 50},
-        template="none",
+    if not points:
+        return None
+    xs: list[float] = [getattr(r, x_of) for r in points]
+    axis, ticks = _x_axis(xs)
+    y_axis = _Axis(0.0, 1.0, False)
+    x0, x1, y0, y1 = LEFT, WIDTH - RIGHT, HEIGHT - BOTTOM, TOP
+
+    def px(r: EntryRow) -> tuple[float, float]:
+        assert r.headline is not None
+        return axis.at(getattr(r, x_of), x0, x1), y_axis.at(r.headline.value, y0, y1)
+
+    scale = "log scale" if axis.log else "linear scale"
+    out = [
+        f'<svg class="chart-svg" id="{chart_id}" viewBox="0 0 {WIDTH} {HEIGHT}" role="group" '
+        f'aria-labelledby="{chart_id}-title">',
+        f'<text class="chart-title" id="{chart_id}-title" x="{LEFT}" y="18">{escape(title)}</text>',
+        '<g class="legend" transform="translate(56 34)">'
+        '<circle class="mark front" cx="4" cy="-4" r="4"/><text x="12" y="0">frontier</text>'
+        '<circle class="mark" cx="78" cy="-4" r="3.5"/><text x="86" y="0">other entries</text>'
+        '<path class="mark cross" d="M184 -8l7 7m0 -7l-7 7"/>'
+        '<text x="196" y="0">dominated (95 %)</text>'
+        '<path class="err" d="M312 -10V2"/><text x="318" y="0">95 % interval</text></g>',
+        '<g class="grid">',
+    ]
+    for t in ticks:
+        gx = axis.at(t, x0, x1)
+        out.append(f'<path d="M{_n(gx)} {y1}V{y0}"/>')
+    for k in range(6):
+        gy = y_axis.at(k / 5, y0, y1)
+        out.append(f'<path d="M{x0} {_n(gy)}H{x1}"/>')
+    out.append('</g><g class="ticks">')
+    for t in ticks:
+        gx = axis.at(t, x0, x1)
+        out.append(f'<text x="{_n(gx)}" y="{y0 + 16}" text-anchor="middle">{_tick_label(t)}</text>')
+    for k in range(6):
+        gy = y_axis.at(k / 5, y0, y1)
+        out.append(f'<text x="{x0 - 6}" y="{_n(gy + 4)}" text-anchor="end">{k / 5:.1f}</text>')
+    out.append("</g>")
+    out.append(
+        f'<text class="axis-title" x="{_n((x0 + x1) / 2)}" y="{HEIGHT - 12}" '
+        f'text-anchor="middle">{escape(x_title)} ({scale})</text>'
+        f'<text class="axis-title" transform="translate(14 {_n((y0 + y1) / 2)}) rotate(-90)" '
+        'text-anchor="middle">headline (mean of family means)</text>'
     )
-    return json.loads(fig.to_json(validate=True))
+    by_key = {r.key: r for r in points}
+    stair = [by_key[k] for k in frontier if k in by_key]  # by x, then quality down
+    on_front = {r.key for r in stair}
+    if stair:
+        xy = [px(r) for r in stair]
+        d = f"M{_n(xy[0][0])} {_n(xy[0][1])}" + "".join(f"H{_n(x)}V{_n(y)}" for x, y in xy[1:])
+        out.append(f'<path class="frontier" d="{d}"/>')
+    best = sorted(
+        (r for r in points if r.key not in on_front),
+        key=lambda r: -r.headline.value if r.headline else 0.0,
+    )[:LABELLED]
+    labelled = {r.key for r in best} | on_front
+    # Faded points first, the frontier last (drawn on top).
+    order = [r for r in points if r.key not in on_front] + stair
+    out.append('<g class="points">')
+    for r in order:
+        assert r.headline is not None
+        x, y = px(r)
+        lo, hi = y_axis.at(r.headline.lo, y0, y1), y_axis.at(r.headline.hi, y0, y1)
+        cls = "point front" if r.key in on_front else "point"
+        if r.dominated_95:
+            cls += " dominated"
+        focus = ' tabindex="0"' if r.key in labelled else ""
+        radius = 4 if r.key in on_front else 3.5
+        mark = (
+            f'<path class="mark cross" d="M{_n(x - 3.5)} {_n(y - 3.5)}l7 7m0 -7l-7 7"/>'
+            if r.dominated_95 and r.key not in on_front
+            else f'<circle class="mark" cx="{_n(x)}" cy="{_n(y)}" r="{radius}"/>'
+        )
+        out.append(
+            f'<g class="{cls}" data-key="{escape(r.key)}"{focus}>'
+            f"<title>{escape(_tooltip(r))}</title>"
+            f'<path class="err" d="M{_n(x)} {_n(hi)}V{_n(lo)}"/>{mark}</g>'
+        )
+    out.append('</g><g class="labels">')
+    taken: list[Box] = []
+    for r in [*stair, *best]:
+        text = _short(r)
+        x, y = px(r)
+        placed = _place(x, y, text, taken, force=r.key in on_front)
+        if placed is None:
+            continue
+        tag, box = placed
+        taken.append(box)
+        cls = "front" if r.key in on_front else "top"
+        out.append(tag.replace("<text ", f'<text class="{cls}" ') + escape(text) + "</text>")
+    out.append("</g></svg>")
+    return "".join(out)
 
 
-def cohort_charts(cohort: CohortRows) -> dict[str, Any]:
+def cohort_charts(cohort: CohortRows, index: int) -> dict[str, str | None]:
+    """Both charts of the cohort listed ``index``-th on the page (ids are per page)."""
     ranked = [r for r in cohort.entries if r.ranked]
     return {
-        "cost": _figure(
-            ranked, "cost_usd", cohort.cost_view, "Quality vs dollars per run", "dollars per run"
+        "cost": chart_svg(
+            ranked, "cost_usd", cohort.cost_view, "Quality vs dollars per run",
+            "dollars per run", f"svg-cost-{index}",
         ),
-        "latency": _figure(
-            ranked,
-            "p95_latency_s",
-            cohort.latency_view,
-            "Quality vs p95 latency",
-            "p95 latency per attempt (s)",
+        "latency": chart_svg(
+            ranked, "p95_latency_s", cohort.latency_view, "Quality vs p95 latency",
+            "p95 latency per attempt (s)", f"svg-latency-{index}",
         ),
-    }
+    }  # fmt: skip
 
 
-__all__ = ["cohort_charts"]
+__all__ = ["chart_svg", "cohort_charts"]

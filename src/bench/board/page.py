@@ -2,8 +2,9 @@
 
 Jinja2 with autoescape; the board's data goes into ``<script type="application/json">`` via
 ``|tojson`` and the page's script reads it with ``JSON.parse`` and writes with
-``textContent``. The only inline code is ours (``board.js``, ``board.css``) and plotly.js,
-embedded once; the Content-Security-Policy carries their SHA-256 hashes.
+``textContent``. The charts are inline SVG drawn here at build time (``charts.py``), every
+string in them escaped. The only inline code is ours (``board.js``, ``board.css``); the
+Content-Security-Policy carries their SHA-256 hashes and nothing else.
 
 The templates are package data (``bench/board/assets/``, read through ``importlib.resources``,
 so an installed package builds a board from any directory); a ``templates`` directory given
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,8 @@ from .errors import BoardBuildError
 from .model import Board
 
 TEMPLATE = "index.html.j2"
+ROW_LIMIT = 30
+"""Rows a cohort shows before "show all": the charts stay a short scroll away."""
 
 
 def csp_hash(text: str) -> str:
@@ -32,13 +34,13 @@ def csp_hash(text: str) -> str:
 
 
 def content_security_policy(scripts: list[str], styles: list[str]) -> str:
-    """Hashes of our inline scripts and styles, plus the empty style element plotly.js fills
-    through the CSSOM (an empty element carries no text; CSSOM rules are not inline text)."""
+    """Hashes of our inline scripts and styles, and nothing else: no ``'unsafe-inline'``, no
+    ``'unsafe-eval'``, no network source."""
     return "; ".join(
         [
             "default-src 'none'",
             "script-src " + " ".join(csp_hash(s) for s in scripts),
-            "style-src " + " ".join(csp_hash(s) for s in [*styles, ""]),
+            "style-src " + " ".join(csp_hash(s) for s in styles),
             "img-src data:",
             "font-src data:",
             "connect-src 'none'",
@@ -46,17 +48,6 @@ def content_security_policy(scripts: list[str], styles: list[str]) -> str:
             "form-action 'none'",
         ]
     )
-
-
-_SELF_STYLED = re.compile(
-    r'document\.getElementById\("([0-9a-f]{64})"\)\)\{var \w+=document\.createElement\("style"\)'
-)
-
-
-def plotly_style_ids(plotly_js: str) -> list[str]:
-    """Ids of the stylesheets plotly.js injects with text (map CSS we never use): an element
-    with that id in the page makes plotly skip it, so no inline style needs allowing."""
-    return sorted(set(_SELF_STYLED.findall(plotly_js)))
 
 
 @dataclass(frozen=True)
@@ -67,16 +58,61 @@ class PageContext:
     data: dict[str, Any]
     css: str
     board_js: str
-    plotly_js: str
+    charts: list[dict[str, str | None]]
+    """Per cohort, the ``cost`` and ``latency`` charts as SVG (None: nothing to plot)."""
     methodology_html: str
     csp: str
-    plotly_style_ids: list[str]
     languages: list[str]
     """Every language some entry has tasks in (the language filter's options)."""
     descriptions: dict[str, str]
     """Entrant id -> its registry description rendered (raw HTML off, https: links only)."""
     submissions_url: str | None = None
-    """docs/SUBMISSIONS.md in the repository (``--repo-url``), linked from the empty page."""
+    """docs/SUBMISSIONS.md in the repository (``--repo-url``), linked from the introduction."""
+    repo_url: str | None = None
+    """The repository (``--repo-url``, https: only), linked from the introduction."""
+
+
+def page_data(board: Board) -> dict[str, Any]:
+    """The board as the page's script reads it: ``board.json``'s rows, except each failed task,
+    which is a row ``[task, family, value, [line, ...], private, folder, file]`` of indices into
+    one table of strings (``strings``), the transcript link cut at its last ``/`` (folder -1:
+    no link; -2: the folder of the entry's previous failed task). The same check's sentence,
+    the same task id and the same file name recur for every entrant that failed the task; said
+    once, they leave the page for 1,000 entrants under 2 MB gzipped (docs/PERFORMANCE.md), and
+    nothing the report card shows is lost."""
+    strings: list[str] = []
+    index: dict[str, int] = {}
+
+    def ref(text: str) -> int:
+        k = index.get(text)
+        if k is None:
+            k = index[text] = len(strings)
+            strings.append(text)
+        return k
+
+    dumped = board.model_dump(mode="json")
+    for cohort in dumped["cohorts"]:
+        for entry in cohort["entries"]:
+            compact = []
+            previous = None
+            for f in entry["failed"]:
+                link = f["transcript"]
+                folder, file = link.rsplit("/", 1) if link is not None else (None, None)
+                same = folder is not None and folder == previous
+                previous = folder
+                compact.append(
+                    [
+                        ref(f["task_id"]),
+                        ref(f["family"]),
+                        f["value"],
+                        [ref(line) for line in f["lines"]],
+                        1 if f["private"] else 0,
+                        -1 if folder is None else -2 if same else ref(folder),
+                        -1 if file is None else ref(file),
+                    ]
+                )
+            entry["failed"] = compact
+    return {"board": dumped, "strings": strings}
 
 
 def methodology_html(markdown: str) -> str:
@@ -137,24 +173,17 @@ def _read(templates: Path | None, name: str) -> str:
 def page_context(
     board: Board, templates: Path | None, methodology_md: str, repo_url: str | None = None
 ) -> PageContext:
-    from plotly.offline import get_plotlyjs
-
     css = _read(templates, "board.css")
     board_js = _read(templates, "board.js")
-    plotly_js = get_plotlyjs()
-    data = {
-        "board": board.model_dump(mode="json"),
-        "charts": [cohort_charts(c) for c in board.cohorts],
-    }
+    data = page_data(board)
     return PageContext(
         board=board,
         data=data,
         css=css,
         board_js=board_js,
-        plotly_js=plotly_js,
+        charts=[cohort_charts(c, i) for i, c in enumerate(board.cohorts)],
         methodology_html=methodology_html(methodology_md),
-        csp=content_security_policy([plotly_js, board_js], [css]),
-        plotly_style_ids=plotly_style_ids(plotly_js),
+        csp=content_security_policy([board_js], [css]),
         languages=sorted(
             {s.language for c in board.cohorts for e in c.entries for s in e.languages}
         ),
@@ -165,6 +194,7 @@ def page_context(
             if e.entrant_info is not None and e.entrant_info.description
         },
         submissions_url=f"{repo_url}/blob/HEAD/docs/SUBMISSIONS.md" if repo_url else None,
+        repo_url=repo_url if repo_url and _https_only(repo_url) else None,
     )
 
 
@@ -194,7 +224,10 @@ def render_page(context: PageContext, templates: Path | None = None) -> str:
         ctx=context,
         css=Markup(context.css),
         board_js=Markup(context.board_js),
-        plotly_js=Markup(context.plotly_js),
+        row_limit=ROW_LIMIT,
+        charts=[
+            {view: Markup(svg) if svg else None for view, svg in c.items()} for c in context.charts
+        ],
         methodology=Markup(context.methodology_html),
         descriptions={k: Markup(v) for k, v in sorted(context.descriptions.items())},
     )
@@ -207,6 +240,6 @@ __all__ = [
     "description_html",
     "packaged_asset",
     "page_context",
-    "plotly_style_ids",
+    "page_data",
     "render_page",
 ]
