@@ -428,3 +428,30 @@ def test_the_page_data_says_each_string_once_and_loses_nothing(built_site: Path)
     page = (built_site / "index.html").read_text()
     block = re.search(r'<script type="application/json" id="board-data">(.*?)</script>', page, re.S)
     assert block is not None and json.loads(block.group(1)) == data
+
+
+def test_a_cassette_replay_is_never_a_second_row(
+    board_inputs: Path, tmp_path: Path, make_options: Any
+) -> None:
+    import shutil
+
+    from bench.board import build
+    from bench.records import RunStore
+    from bench.runner import RunRequest, start_run
+
+    root = tmp_path / "copy"
+    shutil.copytree(board_inputs / "runs", root / "runs")
+    shutil.copytree(board_inputs / "submissions", root / "submissions")
+    before = build(make_options(root, tmp_path / "before"))
+    [v2] = [r for r in RunStore(root / "runs").runs() if r.config().display_name.endswith("v2")]
+    replayed, _ = start_run(
+        RunRequest(tasks=Path(__file__).parents[2] / "examples" / "tasks", replay=str(v2.path),
+                   split="public", repeats=2, runs_dir=root / "runs")
+    )  # fmt: skip
+    after = build(make_options(root, tmp_path / "after"))
+    keys = [[e.key for e in c.entries] for c in after.board.cohorts]
+    assert keys == [[e.key for e in c.entries] for c in before.board.cohorts]
+    assert f"runs/{replayed.run_id} is a replay of {v2.run_id}: a replay is not a row" in (
+        after.warnings
+    )
+    assert after.problems == before.problems  # a note, not a reason for --strict to fail

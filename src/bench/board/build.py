@@ -110,7 +110,15 @@ def build(options: BuildOptions) -> BuildResult:
                 tasks=options.tasks,
             )
         )
-    entries, inputs_hash = load_all(loaders, options.repo_url)
+    loaded, inputs_hash = load_all(loaders, options.repo_url)
+    # A cassette replay re-scores answers already recorded: never a row (a second row of the
+    # same answers would count one entrant twice); the page says it was left out.
+    entries = [e for e in loaded if e.replay_of is None]
+    replays = [
+        f"{e.source_path} is a replay of {e.replay_of}: a replay is not a row"
+        for e in loaded
+        if e.replay_of is not None
+    ]
     board = build_rows(
         entries,
         inputs_hash=inputs_hash,
@@ -123,7 +131,7 @@ def build(options: BuildOptions) -> BuildResult:
     records, registry_warnings = load_registry(options.submissions, entrants)
     problems = [*input_warnings(entries, options.verify_bundles), *registry_warnings]
     board = attach_registry(board, records)
-    warnings = [*board.warnings, *problems]
+    warnings = [*board.warnings, *problems, *replays]
     if not entries:
         warnings.append("no runs or bundles found")
     board = board.model_copy(update={"warnings": list(warnings)})

@@ -108,6 +108,9 @@ class EntryInput:
     """``subset: 43 of 86 public tasks`` when the run left out tasks of its split."""
     reference: str | None = None
     """The no-model baseline's name for a reference run: listed, marked, never ranked."""
+    replay_of: str | None = None
+    """What a cassette replay replayed (the run id, or the cassette's target file): never a
+    row, since it re-scores answers already recorded, not a new run of an entrant."""
 
     @property
     def key(self) -> str:
@@ -177,7 +180,11 @@ def from_summary(
         for f in summary.failures
     )
     note = config.target.get("note")
+    replay_of = None
+    if config.target_kind == "cassette":
+        replay_of = config.target_file.removeprefix("replay:") or "a cassette"
     return EntryInput(
+        replay_of=replay_of,
         entrant=config.entrant,
         display_name=display_text(config.display_name),
         run_id=config.run_id,
