@@ -163,3 +163,39 @@ def test_a_failed_call_is_recorded_and_replays_as_the_same_error(
     assert record.trace.cost_usd is None and not record.trace.usage_measured
     replayed = _one(mini, replay=record.run_id)
     assert replayed.outcome == "errored" and "ENDPOINT_SERVER_ERROR" in (replayed.reason or "")
+
+
+def test_a_stream_closed_before_its_first_event_is_asked_again_without_streaming(
+    mini: Path, server: MockServer, target_file: Callable[..., Path]
+) -> None:
+    """llama-cpp-python 0.3.36 answers a streamed tool call (``tool_choice: auto``) with a 200
+    event stream it closes before its first event; every streamed tool task errored. The call
+    is asked once more without streaming, the exchange records the plain request and says so,
+    the run says so at the end, and a replay gives the same attempt."""
+    from bench.reports.summary import summarize
+    from bench.reports.terminal import render_summary
+
+    for kind, base in (("openai", server.fault_url("nostream") + "/v1"),
+                       ("anthropic", server.fault_url("nostream"))):  # fmt: skip
+        seen = len(server.model_requests())
+        run_dir, status = start_run(
+            RunRequest(tasks=mini / "tasks", runs_dir=mini / "runs", split="public",
+                       task_ids=TASKS,
+                       target_file=target_file(f"nostream-{kind}", base, kind=kind, stream=True))
+        )  # fmt: skip
+        records = list(run_dir.attempts())
+        assert [r.outcome for r in records] == ["scored", "scored"], [r.reason for r in records]
+        exchanges = [e for r in records for e in r.trace.exchanges]
+        for exchange in exchanges:
+            raw = exchange.response["raw"]
+            assert raw["warnings"] == ["stream_not_served"] and "stream" not in raw["request"]
+        sent = [r.body.get("stream") for r in server.model_requests()[seen:]]
+        # each call streamed once, then asked plainly once (the two tasks run side by side)
+        assert sorted(sent, key=str) == [None] * len(exchanges) + [True] * len(exchanges)
+        text = "\n".join(render_summary(summarize(run_dir)))
+        assert (
+            "endpoint warning: the server closed a stream before its first event, so the call "
+            f"was asked again without streaming in {len(exchanges)} of {len(exchanges)}"
+        ) in text
+        replayed = _one(mini, replay=run_dir.run_id)
+        assert replayed.outcome == "scored"

@@ -289,11 +289,13 @@ class AnthropicTarget:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         body = request_body(request, self.spec)
-        reply = await self.http.post(PATH, body, MessageStream() if self.spec.stream else None)
+        reply, body, warnings = await self.http.post_or_plain(
+            PATH, body, MessageStream() if self.spec.stream else None
+        )
         response = parse_message(reply.body)
         raw = reply.raw(PATH, body)
         required = body.get("tool_choice") == {"type": "any"} and bool(body.get("tools"))
-        if warnings := choice_warnings(required, response):
+        if warnings := [*warnings, *choice_warnings(required, response)]:
             raw["warnings"] = warnings
         return response.model_copy(update={"raw": raw})
 

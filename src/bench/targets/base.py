@@ -77,6 +77,17 @@ tools offered) and the endpoint let the model answer without a tool call. The an
 the model's and is scored as it is; the run's summary counts these (docs/TARGETS.md)."""
 
 
+STREAM_EMPTY = "ENDPOINT_STREAM_EMPTY"
+"""A streamed call whose server answered 200 with an event stream and closed it before its
+first event. llama-cpp-python 0.3.36 does this whenever it cannot stream the answer (a tool
+call with ``tool_choice: auto``: "Automatic streaming tool choice is not supported", said only
+in its own log). Not retried as a stream: the call is asked again without streaming."""
+
+STREAM_NOT_SERVED = "stream_not_served"
+"""A warning in an exchange's ``raw``: the streamed call came back as ``STREAM_EMPTY`` and its
+answer is the same request asked again without streaming. The run's summary counts these."""
+
+
 def choice_warnings(required: bool, response: ModelResponse) -> list[str]:
     """``[TOOL_CHOICE_NOT_ENFORCED]`` when a required tool call did not come, else ``[]``."""
     return [TOOL_CHOICE_NOT_ENFORCED] if required and not response.tool_calls else []

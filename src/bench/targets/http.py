@@ -43,7 +43,7 @@ from bench import __version__
 from bench.core.errors import EntrantError, HarnessFault
 
 from . import wire
-from .base import REQUEST_REFUSED, RetrySettings, TargetSpec
+from .base import REQUEST_REFUSED, STREAM_EMPTY, STREAM_NOT_SERVED, RetrySettings, TargetSpec
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
 MAX_ERROR_BYTES = 64 * 1024
@@ -423,6 +423,22 @@ class HttpEndpoint:
             reply.events = [SseEvent(e.event, scrub(e.data, self.secrets)) for e in reply.events]
         return reply
 
+    async def post_or_plain(
+        self, path: str, body: dict[str, Any], stream: StreamFormat | None
+    ) -> tuple[Reply, dict[str, Any], list[str]]:
+        """``post``, and when a stream came back empty (``STREAM_EMPTY``), the same request
+        once more without streaming: the reply, the request that got it, and the warnings to
+        record (``[STREAM_NOT_SERVED]`` after a fallback)."""
+        if stream is None:
+            return await self.post(path, body, None), body, []
+        try:
+            return await self.post(path, body, stream), body, []
+        except EntrantError as exc:
+            if exc.code != STREAM_EMPTY:
+                raise
+        plain = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+        return await self.post(path, plain, None), plain, [STREAM_NOT_SERVED]
+
     async def _retry(
         self,
         url: str,
@@ -567,6 +583,14 @@ class HttpEndpoint:
             raise AttemptFailed(classify_status(status, headers, scrub_bytes(body, self.secrets)))
         if stream is not None and "text/event-stream" in headers.get("content-type", ""):
             events = await _read_events(response, stream)
+            if not events:
+                raise AttemptFailed(
+                    Failure(
+                        code=STREAM_EMPTY,
+                        message="the server opened the stream and closed it before its first event",
+                        retryable=False,
+                    )
+                )
             return Reply(status, stream.assemble(events), recorded, events)
         return status, recorded, await _read_capped(response, MAX_BODY_BYTES)
 

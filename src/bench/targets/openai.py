@@ -325,12 +325,14 @@ class OpenAITarget:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         body = request_body(request, self.spec)
-        reply = await self.http.post(PATH, body, ChatStream() if self.spec.stream else None)
+        reply, body, warnings = await self.http.post_or_plain(
+            PATH, body, ChatStream() if self.spec.stream else None
+        )
         # The body is already scrubbed of the key, so is everything parsed from it.
         response = parse_completion(reply.body)
         raw = reply.raw(PATH, body)
         required = body.get("tool_choice") == "required" and bool(body.get("tools"))
-        if warnings := choice_warnings(required, response):
+        if warnings := [*warnings, *choice_warnings(required, response)]:
             raw["warnings"] = warnings
         return response.model_copy(update={"raw": raw})
 

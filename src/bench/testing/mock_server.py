@@ -40,6 +40,9 @@ unset); path plans are counted per distinct plan text:
                                  ``[DONE]`` (an answer cut short)
     invalid                      HTTP 500 with a long validation error about the request's
                                  ``messages`` (a server refusing the request's shape)
+    nostream                     a streamed request gets a 200 event stream closed before
+                                 its first event (llama-cpp-python when it cannot stream the
+                                 answer); a plain request is answered normally
     delay,s=0.5                  answer normally after 0.5 s
     (any kind),latency=0.2       wait 0.2 s first
 
@@ -94,7 +97,7 @@ MAX_HEAD_BYTES = 64 * 1024
 DEFAULT_MAX_SECONDS = 600.0
 FAULT_KINDS = (
     "drip", "reset", "truncate", "badargs", "empty", "inband", "delay", "strict", "nofinish",
-    "invalid",
+    "invalid", "nostream",
 )  # fmt: skip
 
 
@@ -913,6 +916,8 @@ class MockServer:
             if body.get("tools") and "tool_choice" not in body:
                 body = {key: value for key, value in body.items() if key != "tools"}
         whole, events = anthropic_reply(body, fault) if anthropic else openai_reply(body, fault)
+        if fault is not None and fault.kind == "nostream":
+            events = []
         if fault is not None and fault.kind == "nofinish" and events:
             events = [e for e in events if b'"finish_reason": "' not in e]
         if fault is not None and fault.kind == "inband":
