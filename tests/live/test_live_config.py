@@ -236,7 +236,11 @@ def test_the_anthropic_body() -> None:
         "input_schema": {"type": "object"},
     }
     plain = anthropic_body(REQUEST.model_copy(update={"params": {}}), http_spec(kind="anthropic"))
-    assert plain["max_tokens"] == 4096 and "tool_choice" not in plain
+    # named even when it is the default: LiteLLM passes tool_choice to an OpenAI-compatible
+    # server only when it is named, and llama-cpp-python's drops the tools without it
+    assert plain["max_tokens"] == 4096 and plain["tool_choice"] == {"type": "auto"}
+    bare = REQUEST.model_copy(update={"params": {}, "tools": []})
+    assert "tool_choice" not in anthropic_body(bare, http_spec(kind="anthropic"))
 
 
 @pytest.mark.parametrize(

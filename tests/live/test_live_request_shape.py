@@ -194,8 +194,24 @@ def test_a_stream_closed_before_its_first_event_is_asked_again_without_streaming
         assert sorted(sent, key=str) == [None] * len(exchanges) + [True] * len(exchanges)
         text = "\n".join(render_summary(summarize(run_dir)))
         assert (
-            "endpoint warning: the server closed a stream before its first event, so the call "
-            f"was asked again without streaming in {len(exchanges)} of {len(exchanges)}"
+            "endpoint warning: a streamed call came back empty (no event, or neither content nor "
+            f"tool calls), so it was asked again without streaming in {len(exchanges)} of "
+            f"{len(exchanges)}"
         ) in text
         replayed = _one(mini, replay=run_dir.run_id)
         assert replayed.outcome == "scored"
+
+
+def test_an_empty_streamed_answer_is_asked_again_without_streaming(
+    mini: Path, server: MockServer, target_file: Callable[..., Path]
+) -> None:
+    """A gateway (LiteLLM 1.105.7) relays the stream its server closed early as an empty answer
+    with a finish reason: asked again without streaming; an empty plain answer stays the
+    entrant's error."""
+    base = server.fault_url("empty,times=1") + "/v1"
+    record = _one(mini, target_file=target_file("empty-stream", base, stream=True))
+    assert record.outcome == "scored", record.reason
+    said = [e.response["raw"].get("warnings") for e in record.trace.exchanges]
+    assert said[0] == ["stream_not_served"] and not any(said[1:])  # only the emptied call
+    plain = _one(mini, target_file=target_file("empty-plain", server.fault_url("empty") + "/v1"))
+    assert plain.outcome == "errored" and "ENTRANT_EMPTY_RESPONSE" in (plain.reason or "")

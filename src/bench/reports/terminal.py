@@ -100,8 +100,8 @@ def render_summary(summary: RunSummary) -> list[str]:
 ENDPOINT_WARNINGS = {
     "tool_choice_not_enforced": "tool_choice=required was not enforced (the model answered "
     "without a tool call)",
-    "stream_not_served": "the server closed a stream before its first event, so the call was "
-    "asked again without streaming",
+    "stream_not_served": "a streamed call came back empty (no event, or neither content nor "
+    "tool calls), so it was asked again without streaming",
 }
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
 
-from .base import ModelRequest, ModelResponse, TargetSpec, choice_warnings
+from .base import EMPTY_RESPONSE, ModelRequest, ModelResponse, TargetSpec, choice_warnings
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object
 from .openai import EMPTY_PARAMETERS, tool_arguments
 
@@ -101,6 +101,11 @@ def request_body(request: ModelRequest, spec: TargetSpec) -> dict[str, Any]:
             body["tool_choice"] = TOOL_CHOICE[choice]
         elif isinstance(choice, dict):
             body["tool_choice"] = choice
+        else:
+            # Said even when it is the default: a gateway translating to an OpenAI-compatible
+            # server (LiteLLM) passes tool_choice on only when it is named, and a server like
+            # llama-cpp-python's silently drops the tools of a request without one.
+            body["tool_choice"] = TOOL_CHOICE["auto"]
     if spec.stream:
         body["stream"] = True
     else:
@@ -166,7 +171,7 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
         raise EntrantError(
             "the endpoint answered with neither content nor tool calls "
             f"(stop_reason {data.get('stop_reason')!r})",
-            code="ENTRANT_EMPTY_RESPONSE",
+            code=EMPTY_RESPONSE,
         )
     return ModelResponse(content=content, tool_calls=calls, usage=parse_usage(data.get("usage")))
 
@@ -289,10 +294,9 @@ class AnthropicTarget:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         body = request_body(request, self.spec)
-        reply, body, warnings = await self.http.post_or_plain(
-            PATH, body, MessageStream() if self.spec.stream else None
+        reply, body, warnings, response = await self.http.post_parsed(
+            PATH, body, MessageStream() if self.spec.stream else None, parse_message
         )
-        response = parse_message(reply.body)
         raw = reply.raw(PATH, body)
         required = body.get("tool_choice") == {"type": "any"} and bool(body.get("tools"))
         if warnings := [*warnings, *choice_warnings(required, response)]:

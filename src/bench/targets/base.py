@@ -83,9 +83,14 @@ first event. llama-cpp-python 0.3.36 does this whenever it cannot stream the ans
 call with ``tool_choice: auto``: "Automatic streaming tool choice is not supported", said only
 in its own log). Not retried as a stream: the call is asked again without streaming."""
 
+EMPTY_RESPONSE = "ENTRANT_EMPTY_RESPONSE"
+"""An answer with neither content nor tool calls. Streamed, it is what a gateway (LiteLLM)
+relays when the server behind it closed the stream before its first event."""
+
 STREAM_NOT_SERVED = "stream_not_served"
-"""A warning in an exchange's ``raw``: the streamed call came back as ``STREAM_EMPTY`` and its
-answer is the same request asked again without streaming. The run's summary counts these."""
+"""A warning in an exchange's ``raw``: the streamed call came back empty (``STREAM_EMPTY`` or
+``EMPTY_RESPONSE``) and its answer is the same request asked again without streaming. The
+run's summary counts these."""
 
 
 def choice_warnings(required: bool, response: ModelResponse) -> list[str]:

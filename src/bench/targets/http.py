@@ -29,7 +29,7 @@ import os
 import random
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,7 +43,14 @@ from bench import __version__
 from bench.core.errors import EntrantError, HarnessFault
 
 from . import wire
-from .base import REQUEST_REFUSED, STREAM_EMPTY, STREAM_NOT_SERVED, RetrySettings, TargetSpec
+from .base import (
+    EMPTY_RESPONSE,
+    REQUEST_REFUSED,
+    STREAM_EMPTY,
+    STREAM_NOT_SERVED,
+    RetrySettings,
+    TargetSpec,
+)
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
 MAX_ERROR_BYTES = 64 * 1024
@@ -146,6 +153,7 @@ def as_object(value: Any) -> dict[str, Any]:
 
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 @asynccontextmanager
@@ -423,21 +431,30 @@ class HttpEndpoint:
             reply.events = [SseEvent(e.event, scrub(e.data, self.secrets)) for e in reply.events]
         return reply
 
-    async def post_or_plain(
-        self, path: str, body: dict[str, Any], stream: StreamFormat | None
-    ) -> tuple[Reply, dict[str, Any], list[str]]:
-        """``post``, and when a stream came back empty (``STREAM_EMPTY``), the same request
-        once more without streaming: the reply, the request that got it, and the warnings to
-        record (``[STREAM_NOT_SERVED]`` after a fallback)."""
-        if stream is None:
-            return await self.post(path, body, None), body, []
-        try:
-            return await self.post(path, body, stream), body, []
-        except EntrantError as exc:
-            if exc.code != STREAM_EMPTY:
-                raise
-        plain = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
-        return await self.post(path, plain, None), plain, [STREAM_NOT_SERVED]
+    async def post_parsed(
+        self,
+        path: str,
+        body: dict[str, Any],
+        stream: StreamFormat | None,
+        parse: Callable[[dict[str, Any]], R],
+    ) -> tuple[Reply, dict[str, Any], list[str], R]:
+        """``post`` and ``parse``; a streamed call that came back empty (a stream closed before
+        its first event, ``STREAM_EMPTY``, or an answer with neither content nor tool calls,
+        ``EMPTY_RESPONSE``, as a gateway relays the first) is asked once more without
+        streaming. The reply, the request that got it, the warnings to record
+        (``[STREAM_NOT_SERVED]`` after that second call) and the parsed answer."""
+        if stream is not None:
+            try:
+                reply = await self.post(path, body, stream)
+                return reply, body, [], parse(reply.body)
+            except EntrantError as exc:
+                if exc.code not in (STREAM_EMPTY, EMPTY_RESPONSE):
+                    raise
+            body = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+            reply = await self.post(path, body, None)
+            return reply, body, [STREAM_NOT_SERVED], parse(reply.body)
+        reply = await self.post(path, body, None)
+        return reply, body, [], parse(reply.body)
 
     async def _retry(
         self,

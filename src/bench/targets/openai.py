@@ -20,7 +20,7 @@ from typing import Any
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
 
-from .base import ModelRequest, ModelResponse, TargetSpec, choice_warnings
+from .base import EMPTY_RESPONSE, ModelRequest, ModelResponse, TargetSpec, choice_warnings
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object, loads_strict
 
 PATH = "/chat/completions"
@@ -203,7 +203,7 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
         raise EntrantError(
             "the endpoint answered with neither content nor tool calls "
             f"(finish_reason {choice.get('finish_reason')!r}{extra})",
-            code="ENTRANT_EMPTY_RESPONSE",
+            code=EMPTY_RESPONSE,
         )
     return ModelResponse(content=content, tool_calls=calls, usage=parse_usage(data.get("usage")))
 
@@ -325,11 +325,10 @@ class OpenAITarget:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         body = request_body(request, self.spec)
-        reply, body, warnings = await self.http.post_or_plain(
-            PATH, body, ChatStream() if self.spec.stream else None
+        reply, body, warnings, response = await self.http.post_parsed(
+            PATH, body, ChatStream() if self.spec.stream else None, parse_completion
         )
         # The body is already scrubbed of the key, so is everything parsed from it.
-        response = parse_completion(reply.body)
         raw = reply.raw(PATH, body)
         required = body.get("tool_choice") == "required" and bool(body.get("tools"))
         if warnings := [*warnings, *choice_warnings(required, response)]:
