@@ -10,10 +10,11 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "bench"
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "tasks": {"core"},
+    "suites": {"core", "tasks"},
     "corpus": {"core"},
     "world": {"core", "tasks", "corpus"},
     "targets": {"core", "tasks", "corpus"},
-    "scorers": {"core", "tasks", "stats", "targets"},
+    "scorers": {"core", "tasks", "stats", "targets", "suites"},
     "stats": {"core"},
     "testing": {"core"},
     "baselines": {"core", "targets"},
@@ -28,7 +29,8 @@ ALLOWED: dict[str, set[str]] = {
     "api": {"core", "tasks", "corpus", "world", "targets", "scorers", "stats", "records",
             "runner", "reports", "signing", "verify", "board"},
     "cli": {"core", "tasks", "corpus", "world", "targets", "scorers", "stats", "records",
-            "runner", "reports", "schemas", "testing", "signing", "verify", "board", "baselines"},
+            "runner", "reports", "schemas", "testing", "signing", "verify", "board", "baselines",
+            "suites"},
 }  # fmt: skip
 HEAVY = {"numpy", "scipy"}
 

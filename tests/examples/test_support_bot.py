@@ -132,7 +132,8 @@ def test_the_task_set_has_the_promised_shape() -> None:
 
 def test_the_examples_use_every_deterministic_expectation_type() -> None:
     used = {check.type for task in TASKS.values() for check in task.expectations}
-    assert used == set(EXPECTATION_TYPES) - {"judge"}
+    # ``calls`` is BFCL's AST match, used by imported suites (docs/SUITES.md), not the examples.
+    assert used == set(EXPECTATION_TYPES) - {"judge", "calls"}
 
 
 def test_every_required_citation_names_a_real_passage() -> None:

@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "leaderboard": ("bench.cli.history_cmd", "leaderboard"),
     "export": ("bench.cli.history_cmd", "export"),
     "mock-server": ("bench.cli.mock_cmd", "mock_server"),
+    "suite": ("bench.cli.suite_cmd", "suite"),
 }
 
 SHORT_HELP: dict[str, str] = {
@@ -58,6 +59,7 @@ SHORT_HELP: dict[str, str] = {
     "key": "Print the allowed_signers line that registers an ed25519 key.",
     "probe": "Check an endpoint is reachable and name its engine from what it declares.",
     "mock-server": "Serve the mock OpenAI-compatible / Anthropic endpoint on loopback.",
+    "suite": "Import a public suite (BFCL v4 single-turn) as task files.",
 }
 
 

@@ -2,13 +2,13 @@
 
 Importing this package registers every scorer module (one module per thing a check reads:
 ``text`` the answer text, ``document`` the answer as JSON, ``citations`` the answer against the
-corpus, ``refusal`` whether the answer declines, ``tools`` and ``plans`` the tool calls).
-``registered_types()`` says which of the thirteen expectation types have a scorer; an
+corpus, ``refusal`` whether the answer declines, ``tools``, ``plans`` and ``calls`` the tool calls).
+``registered_types()`` says which of the fourteen expectation types have a scorer; an
 expectation of any other type is reported undecided, never scored as a zero.
 """
 
 # Imported to register their scorers.
-from . import citations, document, judge, plans, refusal, text, tools  # noqa: F401
+from . import calls, citations, document, judge, plans, refusal, text, tools  # noqa: F401
 from .aggregate import AttemptScore, safety_violations, score_attempt
 from .base import REGISTRY, Scorer, ScoringContext, register, registered_types
 

@@ -30,6 +30,7 @@ from typing import Literal
 
 from bench.tasks.expectations import (
     Answerable,
+    Calls,
     Contains,
     Expectation,
     Fields,
@@ -52,6 +53,8 @@ def role(expectation: Expectation) -> Role:
         return "goal" if expectation.required or expectation.order else "condition"
     if isinstance(expectation, State):
         return "goal" if expectation.times >= 1 else "condition"
+    if isinstance(expectation, Calls):  # expected calls are the task; "no call" is a condition
+        return "goal" if expectation.calls or expectation.any_call else "condition"
     return "condition"
 
 

@@ -1,4 +1,4 @@
-"""The thirteen expectation types: their names and parameters (not their scoring).
+"""The fourteen expectation types: their names and parameters (not their scoring).
 
 Scoring lives in ``bench.scorers``; this module is only the vocabulary a task file may use, so
 that a task with a missing or ill-typed parameter is refused at validation with its field.
@@ -111,6 +111,35 @@ class State(_Base):
     times: int = Field(1, ge=0)
 
 
+class ExpectedCall(Strict):
+    """One call a ``calls`` check expects: each argument's acceptable values."""
+
+    tool: str = Field(min_length=1)
+    args: dict[str, list[Any]] = Field(
+        default_factory=dict,
+        description='argument -> every acceptable value; "" in the list: may be omitted',
+    )
+
+
+class Calls(_Base):
+    """The model's first response calls exactly these tools with acceptable arguments, in any
+    order (BFCL's AST match, ``bench.scorers.calls``). An empty ``calls`` means no call may be
+    made; ``any_call`` means some call must be made, whatever it is (BFCL's relevance)."""
+
+    type: Literal["calls"] = "calls"
+    calls: list[ExpectedCall] = Field(default_factory=list)
+    any_call: bool = Field(False, description="pass on any call at all; 'calls' must be empty")
+    language: Literal["python", "java", "javascript"] = Field(
+        "python", description="how argument types are read (BFCL's language rules)"
+    )
+
+    @model_validator(mode="after")
+    def _any_call_alone(self) -> Calls:
+        if self.any_call and self.calls:
+            raise ValueError("'any_call' passes on any call, so 'calls' must be empty")
+        return self
+
+
 class Fields(_Base):
     type: Literal["fields"] = "fields"
     fields: dict[str, Any] = Field(min_length=1)
@@ -150,7 +179,8 @@ Expectation = Annotated[
     | State
     | Fields
     | Refusal
-    | Judge,
+    | Judge
+    | Calls,
     Field(discriminator="type"),
 ]
 
@@ -168,6 +198,8 @@ def default_axis(expectation: Expectation) -> str:
         return "irrelevance"
     if isinstance(expectation, Trajectory):
         return "irrelevance" if expectation.max_calls == 0 else "tool"
+    if isinstance(expectation, Calls):
+        return "tool" if expectation.calls or expectation.any_call else "irrelevance"
     if isinstance(expectation, State):
         return "tool"
     if isinstance(expectation, Steps):
@@ -189,6 +221,7 @@ EXPECTATION_TYPES: tuple[str, ...] = (
     "fields",
     "refusal",
     "judge",
+    "calls",
 )
 
 __all__ = [
@@ -196,8 +229,10 @@ __all__ = [
     "EXPECTATION_TYPES",
     "Axis",
     "Answerable",
+    "Calls",
     "Citations",
     "Contains",
+    "ExpectedCall",
     "Expectation",
     "Fields",
     "Json",

@@ -27,7 +27,7 @@ _TEXT = frozenset({"contains", "not_contains", "regex"})
 
 VOCABULARY: dict[str, frozenset[str]] = {
     "grounded-qa": _TEXT | {"citations", "answerable", "judge"},
-    "tool-trajectory": _TEXT | {"trajectory", "steps", "state"},
+    "tool-trajectory": _TEXT | {"trajectory", "steps", "state", "calls"},
     "structured-extraction": _TEXT | {"json", "schema", "fields"},
     "multi-turn-state": _TEXT | {"state", "trajectory", "citations", "steps"},
     "refusal-and-safety": _TEXT | {"refusal", "trajectory", "state"},

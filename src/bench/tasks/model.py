@@ -13,7 +13,7 @@ from bench.core.ids import ID_PATTERN
 from bench.core.models import FORMAT_VERSION, Strict
 from bench.core.trace import Message
 
-from .expectations import Expectation, State, Steps, Trajectory
+from .expectations import Calls, Expectation, State, Steps, Trajectory
 from .families import VOCABULARY, Family
 
 Split = Literal["public", "private"]
@@ -170,6 +170,11 @@ class Task(Strict):
                 ]
             elif isinstance(expectation, State):
                 named.append((f"{where}.tool", expectation.tool))
+            elif isinstance(expectation, Calls):
+                named += [
+                    (f"{where}.calls[{n}].tool", call.tool)
+                    for n, call in enumerate(expectation.calls)
+                ]
             found += [(field, tool) for field, tool in named if tool not in names]
         return found
 
