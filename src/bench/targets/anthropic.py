@@ -19,7 +19,7 @@ from typing import Any
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
 
-from .base import EMPTY_RESPONSE, ModelRequest, ModelResponse, TargetSpec, choice_warnings
+from .base import ModelRequest, ModelResponse, TargetSpec, choice_warnings
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object
 from .openai import EMPTY_PARAMETERS, tool_arguments
 
@@ -171,7 +171,7 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
         raise EntrantError(
             "the endpoint answered with neither content nor tool calls "
             f"(stop_reason {data.get('stop_reason')!r})",
-            code=EMPTY_RESPONSE,
+            code="ENTRANT_EMPTY_RESPONSE",
         )
     return ModelResponse(content=content, tool_calls=calls, usage=parse_usage(data.get("usage")))
 
