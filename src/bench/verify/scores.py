@@ -45,7 +45,40 @@ def pinned_tasks(tasks: Path, corpus_root: Path | None, run: BundleRun) -> TaskS
     return task_set
 
 
-def check_tasks(bundle: Path, task_set: TaskSet, run: BundleRun, manifest: BundleManifest) -> None:
+def check_tasks(
+    bundle: Path, task_set: TaskSet, run: BundleRun, manifest: BundleManifest
+) -> TaskSet:
+    """The run's tasks are the pinned split's, or a named subset of them (``--task``,
+    ``--language``): a subset run verifies against the tasks it chose, shown on the board in
+    a cohort of its own (docs/METHODOLOGY.md). Returns the tasks the run is checked against."""
+    ref = run.config.task_set
+    subset = ref.subset
+    if subset is not None:
+        if subset.of_hash != task_set.content_hash() or subset.of != len(task_set.tasks):
+            raise VerifyFailure(
+                Code.TASK_SET_MISMATCH,
+                "the subset was chosen from another task set version than the pinned split",
+                path=str(bundle / "config.json"),
+                field="task_set.subset.of_hash",
+            )
+        known = task_set.by_id()
+        stray = sorted(set(ref.task_ids) - set(known))
+        if stray:
+            raise VerifyFailure(
+                Code.TASK_SET_MISMATCH,
+                f"the subset names tasks the pinned split does not have: {', '.join(stray[:5])}",
+                path=str(bundle / "config.json"),
+                field="task_set.task_ids",
+            )
+        chosen = task_set.select(None, ref.task_ids)
+        if len(chosen.tasks) != subset.tasks or len(set(ref.task_ids)) != subset.tasks:
+            raise VerifyFailure(
+                Code.TASK_SET_MISMATCH,
+                f"the subset claims {subset.tasks} tasks and lists {len(set(ref.task_ids))}",
+                path=str(bundle / "config.json"),
+                field="task_set.subset.tasks",
+            )
+        task_set = chosen
     if task_set.content_hash() != manifest.task_set_hash:
         raise VerifyFailure(
             Code.TASK_SET_MISMATCH,
@@ -53,18 +86,10 @@ def check_tasks(bundle: Path, task_set: TaskSet, run: BundleRun, manifest: Bundl
             path=str(bundle / "manifest.json"),
             field="task_set_hash",
         )
-    subset = run.config.task_set.subset_label()
-    if subset is not None:  # only whole-split runs are published (docs/METHODOLOGY.md)
+    if ref.task_ids != [task.id for task in task_set.tasks]:
         raise VerifyFailure(
             Code.TASK_SET_MISMATCH,
-            f"the run claims to be a subset ({subset}); only whole-split runs are published",
-            path=str(bundle / "config.json"),
-            field="task_set.subset",
-        )
-    if run.config.task_set.task_ids != [task.id for task in task_set.tasks]:
-        raise VerifyFailure(
-            Code.TASK_SET_MISMATCH,
-            "the run did not attempt exactly the pinned split's tasks",
+            "the run did not attempt exactly the tasks it names, in the pinned order",
             path=str(bundle / "config.json"),
             field="task_set.task_ids",
         )
@@ -81,6 +106,7 @@ def check_tasks(bundle: Path, task_set: TaskSet, run: BundleRun, manifest: Bundl
                 path=str(bundle / ATTEMPTS),
                 field=f"{record.task_id}#{record.repeat}",
             )
+    return task_set
 
 
 Published = tuple[str, float | None, bool | None]

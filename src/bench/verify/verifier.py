@@ -159,7 +159,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     scores.check_harness_faults(bundle, run, options.max_harness_fault_share)
     done("records")
     task_set = scores.pinned_tasks(options.tasks, options.corpus_root, run)
-    scores.check_tasks(bundle, task_set, run, claimed)
+    task_set = scores.check_tasks(bundle, task_set, run, claimed)
     done("task set")
     scores.check_scores(bundle, task_set, run)
     done("scores")
