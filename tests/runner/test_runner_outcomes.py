@@ -115,6 +115,26 @@ def test_a_run_budget_skips_what_it_prevents_and_marks_the_run_partial(mini: Pat
     assert summary.headline is not None and summary.headline.score.n == 2  # skipped left out
 
 
+def test_a_run_its_budget_left_partial_is_resumed_to_completion_with_a_larger_one(
+    mini: Path,
+) -> None:
+    """The bundle error and the docs say "resume it": the same budget skips the same attempts
+    again, a larger one (or none) finishes them, and the status says which budget ran last."""
+    from bench.runner import resume_run
+
+    first = request(mini, "good", concurrency=1, repeats=2, run_budget=Budget(tokens=500))
+    run, status = start_run(first)
+    assert status.status == "partial" and len(status.skipped) == 3
+    _, again = resume_run(run.run_id, first)
+    assert again.status == "partial" and len(again.skipped) == 3  # the budget is still spent
+    assert again.run_budget is None  # the same budget as config.json's
+    larger = request(mini, "good", concurrency=1, repeats=2, run_budget=Budget(tokens=5000))
+    _, done = resume_run(run.run_id, larger)
+    assert (done.status, done.skipped, done.partial_reason) == ("complete", [], None)
+    assert done.run_budget == Budget(tokens=5000) and done.sessions == 3
+    assert len(run.attempts()) == 6 and run.config().run_budget == Budget(tokens=500)
+
+
 def test_an_attempt_timeout_is_errored(mini: Path) -> None:
     run, _ = start_run(request(mini, "slow", task_ids=("qa-0001",), attempt_timeout_s=0.2))
     [record] = run.attempts()

@@ -132,14 +132,14 @@ class RunConfig(Strict):
         return name or None
 
     def resume_key(self) -> dict[str, Any]:
-        """What must not change for ``--resume`` to continue this run."""
+        """What must not change for ``--resume`` to continue this run. The run budget may: a
+        run its budget left partial is resumed with a larger one (``RunStatus.run_budget``)."""
         return {
             "config_fingerprint": self.fingerprint(),
             "task_ids": self.task_set.task_ids,
             "target": self.target,
             "attempt_timeout_s": self.attempt_timeout_s,
             "task_budget": self.task_budget.model_dump(mode="json"),
-            "run_budget": self.run_budget.model_dump(mode="json"),
             "seed": self.seed,
             "judge": self.judge["fingerprint"] if self.judge else None,
         }
@@ -167,6 +167,11 @@ class RunStatus(Strict):
     attempts_done: int = Field(0, ge=0)
     skipped: list[AttemptKey] = Field(default_factory=list)
     partial_reason: str | None = None
+    run_budget: Budget | None = Field(
+        None,
+        description="the run budget of the latest session, when a --resume set another than "
+        "config.json's (a run left partial by its budget is resumed with a larger one)",
+    )
     judge_usage: dict[str, Any] | None = Field(
         None, description="judge requests, cache hits and misses, outages, dollars (last session)"
     )

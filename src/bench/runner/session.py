@@ -309,6 +309,9 @@ def _resume(
                 "sessions": status.sessions + 1,
                 "skipped": [],
                 "partial_reason": None,
+                "run_budget": None
+                if prepared.config.run_budget == old.run_budget
+                else prepared.config.run_budget,
                 "finished_at": None,
                 "updated_at": utc_now(),
             }
