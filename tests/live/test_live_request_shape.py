@@ -161,6 +161,12 @@ def test_a_failed_call_is_recorded_and_replays_as_the_same_error(
     (exchange,) = record.trace.exchanges
     assert exchange.response["error"]["code"] == "ENDPOINT_SERVER_ERROR"
     assert record.trace.cost_usd is None and not record.trace.usage_measured
+    from bench.records import RunStore
+    from bench.reports.summary import summarize
+    from bench.reports.terminal import render_summary
+
+    run = RunStore(mini / "runs").resolve(record.run_id)
+    assert "tokens not measured" in "\n".join(render_summary(summarize(run)))  # never "tokens 0"
     replayed = _one(mini, replay=record.run_id)
     assert replayed.outcome == "errored" and "ENDPOINT_SERVER_ERROR" in (replayed.reason or "")
 

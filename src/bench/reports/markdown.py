@@ -98,7 +98,7 @@ def render_markdown(summary: RunSummary) -> str:
         f"{len(config.task_set.task_ids)} tasks, hash `{config.task_set.content_hash[:12]}`)",
         *(f"- **{escape(line)}**" for line in scope_lines(config)),
         f"- config fingerprint `{config.fingerprint()}`; cohort `{config.cohort_key()}`",
-        f"- cost {escape(summary.cost_note)}; tokens {summary.tokens}",
+        f"- cost {escape(summary.cost_note)}; tokens {escape(summary.tokens_note)}",
         "",
         _headline(summary),
         "",

@@ -58,9 +58,22 @@ class RunSummary:
     """(task id, repeat, what happened) for every safety violation."""
     languages: dict[str, tuple[float, int]]
     """Language → (mean task value, tasks), over scorable tasks; per-language, not stratified."""
+    tokens_measured: int = -1
+    """Attempts (of ``records``) whose entrant reported tokens; -1: not counted (all)."""
     endpoint_warnings: dict[str, int] = field(default_factory=dict)
     """Warning → model calls it was raised on (an exchange's ``raw.warnings``, e.g. an endpoint
     that did not enforce ``tool_choice: required``); model calls in all, under ``"calls"``."""
+
+    @property
+    def tokens_note(self) -> str:
+        """``1234``, ``1234 (2 of 6 attempts report no tokens)``, or ``not measured`` when no
+        attempt reported any: never a 0 that was not measured."""
+        if self.tokens_measured < 0 or self.tokens_measured == len(self.records):
+            return str(self.tokens)
+        if self.tokens_measured == 0:
+            return "not measured"
+        missing = len(self.records) - self.tokens_measured
+        return f"{self.tokens} ({missing} of {len(self.records)} attempts report no tokens)"
 
     @property
     def passed_tasks(self) -> int:
@@ -221,6 +234,7 @@ def summarize(run: RunDir, seed: int | None = None) -> RunSummary:
         cost_usd=cost,
         cost_note=note,
         tokens=sum(r.trace.usage.total for r in records),
+        tokens_measured=sum(1 for r in records if r.trace.usage_measured),
         p95_latency_s=p95([r.trace.latency_s for r in counted]),
         harness_faults=sum(1 for r in records if r.outcome == "harness_fault"),
     )

@@ -70,7 +70,7 @@ def render_summary(summary: RunSummary) -> list[str]:
     p95 = "n/a" if summary.p95_latency_s is None else f"{summary.p95_latency_s:.3f}s"
     lines.append(
         f"  passed {summary.passed_tasks}/{summary.scored_tasks} task(s)   errored "
-        f"{errored_tasks} task(s)   cost {summary.cost_note}   tokens {summary.tokens}   "
+        f"{errored_tasks} task(s)   cost {summary.cost_note}   tokens {summary.tokens_note}   "
         f"p95 latency {p95}"
     )
     if summary.headline is not None:
