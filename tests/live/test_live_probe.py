@@ -83,7 +83,7 @@ def test_a_server_named_only_in_its_openapi_document() -> None:
     finally:
         server.shutdown()
         server.server_close()
-    assert (report.engine, report.version) == ("llama.cpp", "0.3.36")
+    assert (report.engine, report.version) == ("llama-cpp-python", "0.3.36")
     assert "/openapi.json: title '🦙 llama.cpp Python API'" in report.evidence
     assert quiet.exit_code == 0, quiet.output
     assert "declared: nothing (engine unknown); looked at: /v1/models 200" in quiet.output

@@ -293,8 +293,8 @@ def test_an_entrants_own_runs_and_other_entrants_answers_are_not_duplicates(
     for bundle in (first, again):
         verdict = verify_bundle(bundle, options)
         assert verdict.valid, (bundle, verdict.message)
-    verdict = verify_bundle(other, options)  # it errors on refunds: too often for 3 tasks
-    assert verdict.code is not None and verdict.code.value == "ERROR_RATE_HIGH"
+    verdict = verify_bundle(other, options)  # it errors on refunds: a failure, published
+    assert verdict.valid, verdict.message
     assert "provenance" in verdict.checks
 
 

@@ -45,6 +45,9 @@ KEYWORDS: tuple[tuple[str, str], ...] = (
     ("litellm", "litellm"),
     ("vllm", "vllm"),
     ("sglang", "sglang"),
+    ("llama.cpp python", "llama-cpp-python"),  # its /openapi.json title: a server of its own
+    ("llama-cpp-python", "llama-cpp-python"),
+    ("llama_cpp_python", "llama-cpp-python"),
     ("llama.cpp", "llama.cpp"),
     ("llamacpp", "llama.cpp"),
     ("llama-cpp", "llama.cpp"),

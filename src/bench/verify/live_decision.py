@@ -19,9 +19,8 @@ from bench.records.run import AttemptRecord
 
 from .live_stats import TEST_NAME, sign_flip_pvalue
 from .records import BundleRun
-from .scores import MAX_ERROR_RATE
 
-MAX_UNUSABLE_SHARE = MAX_ERROR_RATE
+MAX_UNUSABLE_SHARE = 0.25
 # Live outcomes that say nothing about the claim: the re-run, not the model, failed.
 NOT_COMPARABLE = frozenset({"errored", "harness_fault", "skipped", "not_scorable"})
 

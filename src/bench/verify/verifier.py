@@ -71,7 +71,6 @@ class VerifyOptions:
     # manifest's hash, so a submitter can neither predict nor choose it (sample.py).
     seed: int | None = None
     repository: str = DEFAULT_REPOSITORY
-    max_error_rate: float = scores.MAX_ERROR_RATE
     max_harness_fault_share: float = scores.MAX_HARNESS_FAULT_SHARE
     # Look for duplicates of the bundle among the others under the results root (provenance).
     check_duplicates: bool = True
@@ -172,7 +171,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     if options.check_duplicates:
         provenance.check_provenance(bundle, placement, run)
         done("provenance")
-    scores.check_error_rate(bundle, run, options.max_error_rate)
+    scores.check_error_rate(bundle, run)
     done("error rate")
 
 
