@@ -37,7 +37,7 @@ from bench.verify.sample import resolve_seed, seed_from
 
 BASE = Path(__file__).resolve().parents[1] / "fixtures" / "bundles" / "_base"
 ATTEMPTS = "attempts.jsonl.gz"
-ENTRANTS = ("mini-good", "mini-agent", "mini-crashes-on-refunds", "bob")
+ENTRANTS = ("mini-good", "mini-agent", "mini-crashes-on-refunds", "bob", "mini-slow")
 
 
 @pytest.fixture
@@ -437,3 +437,24 @@ def test_failed_model_calls_are_bound_and_a_refused_request_is_an_explained_faul
     )
     verdict = verify_bundle(bundle, _options(tmp_path, mini))
     assert not verdict.valid
+
+
+def test_an_attempt_its_timeout_stopped_mid_call_verifies(
+    mini: Path, keys: dict[str, Path], tmp_path: Path
+) -> None:
+    """A timeout cancels the call in flight, which leaves no exchange; re-driving the recording
+    asks for one call more than it holds. That ask is the re-drive's, not the attempt's, so the
+    bundle verifies (seen on llama-cpp-python: a tool call's arguments ran past the timeout)."""
+    run, _ = start_run(
+        RunRequest(tasks=mini / "tasks", target_file=mini / "targets" / "hangs.yaml",
+                   runs_dir=tmp_path / "runs", split="public",
+                   task_ids=("qa-0001", "tool-0001"), attempt_timeout_s=2)
+    )  # fmt: skip
+    [record] = [r for r in run.attempts() if r.task_id == "tool-0001"]
+    assert record.outcome == "errored" and "timeout" in (record.reason or "")
+    assert len(record.trace.exchanges) == 1  # the second call was in flight
+    bundle = build_bundle(run, entrant="mini-slow", key_file=keys["mini-slow"],
+                          out_root=tmp_path / "results",
+                          allowed_signers=tmp_path / "submissions" / "allowed_signers")  # fmt: skip
+    verdict = verify_bundle(bundle, _options(tmp_path, mini))
+    assert verdict.valid, (verdict.code, verdict.message)

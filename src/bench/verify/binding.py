@@ -39,7 +39,7 @@ from typing import Any
 
 from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.errors import HARNESS_FAULT_CODES, EntrantError, HarnessFault, fault_code
-from bench.core.trace import Message, ToolDef, Trace
+from bench.core.trace import FAILED_CALL, Message, ToolDef, Trace
 from bench.corpus import Corpus, CorpusLibrary
 from bench.records.bundle import ATTEMPTS, CASSETTE
 from bench.records.run import AttemptRecord
@@ -302,6 +302,11 @@ async def _redrive(
     except Exception as exc:  # a bug of ours, reproduced from the recording
         ending, fault = "harness_fault", fault_code(exc)
     trace = attempt.trace.build()
+    last = trace.exchanges[-1].response.get(FAILED_CALL) if trace.exchanges else None
+    if target.ended and isinstance(last, dict) and last.get("code") == _RecordingEnds.default_code:
+        # The re-drive's own call past the recording's end (an attempt stopped by its timeout
+        # while a call was in flight recorded none): not a call of the attempt's.
+        trace = trace.model_copy(update={"exchanges": trace.exchanges[:-1]})
     return _Redriven(ending, fault, trace, target.diverged, target.used, target.ended)
 
 
