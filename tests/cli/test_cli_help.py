@@ -46,3 +46,20 @@ def test_help_lists_every_verb() -> None:
     )
     for verb in ("run", "show", "compare", "task", "schema"):
         assert f"  {verb} " in result.stdout
+
+
+def test_help_imports_no_pydantic_and_no_numeric_library() -> None:
+    """``bench --help`` loads click and the command table only (issue 19): the heavy modules
+    come with the verb that needs them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from bench.cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = {'pydantic', 'numpy', 'scipy', 'httpx', 'yaml', 'jinja2', 'rich'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout

@@ -1,31 +1,60 @@
 """Foundations shared by every package: errors, canonical JSON, ids, time, atomic writes,
-and the contracts every other package speaks (trace, verdict, score)."""
+and the contracts every other package speaks (trace, verdict, score).
 
-from .atomic import write_atomic, write_once
-from .canonical import canonical_json, fingerprint, sha256_hex
-from .clock import iso_z, utc_now
-from .errors import (
-    BenchError,
-    CassetteMiss,
-    EntrantError,
-    HarnessFault,
-    InputError,
-    RunStoreError,
-    UsageError,
-)
-from .ids import ID_PATTERN, is_valid_id, new_run_id
-from .models import FORMAT_VERSION, Strict
-from .score import (
-    EXCLUDED_OUTCOMES,
-    FAILING_OUTCOMES,
-    OUTCOMES,
-    Interval,
-    Outcome,
-    Score,
-    TaskScore,
-    Verdict,
-)
-from .trace import Exchange, Message, ToolCall, ToolCallRequest, ToolDef, Trace, Usage
+Names are imported on first use (PEP 562): importing one submodule (``bench.core.errors``, as
+``bench --help`` does) does not import pydantic through ``bench.core.models``."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE: dict[str, str] = {
+    "BenchError": "errors",
+    "CassetteMiss": "errors",
+    "EXCLUDED_OUTCOMES": "score",
+    "EntrantError": "errors",
+    "Exchange": "trace",
+    "FAILING_OUTCOMES": "score",
+    "FORMAT_VERSION": "models",
+    "HarnessFault": "errors",
+    "ID_PATTERN": "ids",
+    "InputError": "errors",
+    "Interval": "score",
+    "Message": "trace",
+    "OUTCOMES": "score",
+    "Outcome": "score",
+    "RunStoreError": "errors",
+    "Score": "score",
+    "Strict": "models",
+    "TaskScore": "score",
+    "ToolCall": "trace",
+    "ToolCallRequest": "trace",
+    "ToolDef": "trace",
+    "Trace": "trace",
+    "Usage": "trace",
+    "UsageError": "errors",
+    "Verdict": "score",
+    "canonical_json": "canonical",
+    "fingerprint": "canonical",
+    "is_valid_id": "ids",
+    "iso_z": "clock",
+    "new_run_id": "ids",
+    "sha256_hex": "canonical",
+    "utc_now": "clock",
+    "write_atomic": "atomic",
+    "write_once": "atomic",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bench.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"bench.core.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "EXCLUDED_OUTCOMES",
