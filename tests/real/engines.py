@@ -103,9 +103,7 @@ def _locked(path: Path) -> Iterator[None]:
 
 def _venv(home: Path, log: Path) -> Path:
     _run([sys.executable, "-m", "venv", str(home / "venv")], log)
-    python = home / "venv" / "bin" / "python"
-    _run([str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], log)
-    return python
+    return home / "venv" / "bin" / "python"  # its bundled pip: no unpinned upgrade
 
 
 def _provisioned(
