@@ -5,8 +5,8 @@
 * SmolLM2-135M-Instruct through llama-cpp-python (engines.py builds and starts it) on the whole
   task set, three repeats: two engines side by side, one shard each (``--shard 0/2``,
   ``1/2``), merged with ``bench merge`` into one run;
-* the four no-model baselines (reference rows) and the example support bot v1 and v2, the same
-  task set and repeats.
+* the four no-model baselines (reference rows) and the example support bot v1 and v2 (a
+  rule-based entrant), the same task set and repeats.
 
 Each run is bundled with its entrant's maintainer key (``KEY_DIR/<entrant>``, whose public line
 is in submissions/allowed_signers; docs/SUBMISSIONS.md says how maintainers add and rotate
@@ -30,13 +30,14 @@ from engines import engine_home, start_engine  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 REPEATS = "3"
-SCRIPTED = {
-    "baseline-do-nothing": "examples/targets/baselines/do-nothing.yaml",
-    "baseline-echo": "examples/targets/baselines/echo.yaml",
-    "baseline-quote-top-passage": "examples/targets/baselines/quote-top-passage.yaml",
-    "baseline-refuse-everything": "examples/targets/baselines/refuse-everything.yaml",
-    "example-support-bot": "examples/targets/support-bot-v1.yaml",
-}
+SCRIPTED = (
+    ("baseline-do-nothing", "examples/targets/baselines/do-nothing.yaml"),
+    ("baseline-echo", "examples/targets/baselines/echo.yaml"),
+    ("baseline-quote-top-passage", "examples/targets/baselines/quote-top-passage.yaml"),
+    ("baseline-refuse-everything", "examples/targets/baselines/refuse-everything.yaml"),
+    ("example-support-bot", "examples/targets/support-bot-v1.yaml"),
+    ("example-support-bot", "examples/targets/support-bot-v2.yaml"),
+)
 SMOLLM2 = "smollm2-135m-llamacpp"
 TARGET = """format_version: 1
 kind: openai
@@ -97,16 +98,16 @@ def main() -> None:
     parser.add_argument("--only", choices=["scripted", "smollm2"], default=None)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-rows-"))
-    runs: dict[str, Path] = {}
+    runs: list[tuple[str, Path]] = []
     if args.only != "smollm2":
-        for entrant, target in SCRIPTED.items():
-            out = work / f"runs-{entrant}"
+        for n, (entrant, target) in enumerate(SCRIPTED):
+            out = work / f"runs-{n}-{entrant}"
             bench("run", "--tasks", "tasks", "--target", target, "--repeats", REPEATS,
                   "--runs-dir", str(out))  # fmt: skip
-            runs[entrant] = only_run(out)
+            runs.append((entrant, only_run(out)))
     if args.only != "scripted":
-        runs[SMOLLM2] = smollm2(work)
-    for entrant, run in runs.items():
+        runs.append((SMOLLM2, smollm2(work)))
+    for entrant, run in runs:
         print(bench("bundle", run.name, "--runs-dir", str(run.parent), "--entrant", entrant,
                     "--key", str(args.key_dir / entrant)).strip())  # fmt: skip
     for bundle in sorted((REPO / "results").glob("*/*/manifest.json")):
