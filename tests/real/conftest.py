@@ -33,6 +33,7 @@ SLICE = (
     "tool-pub-refund-delivered",
 )
 KEY_ENV = "BENCH_TEST_LITELLM_KEY"
+ENTRANT = "smollm2-real"
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def write_target(directory: Path, servers: Servers, route: Route) -> Path:
     data: dict[str, object] = {
         "format_version": 1,
         "kind": route.kind,
-        "entrant": f"smollm2-{route.name}",
+        "entrant": ENTRANT,  # one entrant: every route asks the same model
         "display_name": f"SmolLM2-135M-Instruct Q4_1, llama-cpp-python ({route.name})",
         "model": servers.model(route),
         "base_url": servers.base_url(route),

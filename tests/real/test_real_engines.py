@@ -25,7 +25,7 @@ from bench.targets.base import REQUEST_REFUSED, TargetSpec
 from bench.targets.http import HttpEndpoint
 from bench.verify import VerifyOptions, verify_bundle
 
-from .conftest import ROUTES, SLICE, TASKS, RouteRun, Servers, bench
+from .conftest import ENTRANT, ROUTES, SLICE, TASKS, RouteRun, Servers, bench
 
 # What a server says when the request itself is malformed: none of it may appear in a run.
 SHAPE = re.compile(r"validation error|Input should be|Field required|REQUEST_REFUSED|string_type")
@@ -77,7 +77,7 @@ def test_every_route_bundles_verifies_and_reaches_the_board(
     rightly be refused as copies of the first)."""
     from bench.board import BuildOptions, build
 
-    entrant = "smollm2-real"
+    entrant = ENTRANT
     results, submissions = tmp_path / "results", tmp_path / "submissions"
     submissions.mkdir()
     key = _key(tmp_path / "keys" / entrant)
