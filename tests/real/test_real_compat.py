@@ -132,7 +132,7 @@ HEAD = (
 
 
 def _identity(base: str, key: str | None) -> str:
-    args = ["probe", "--base-url", base, "--format", "json"]
+    args = ["probe", "--base-url", base, "--format", "json", "--timeout", "30"]  # a busy box
     if key:
         args += ["--api-key-env", KEY_ENV]
     [report] = json.loads(bench(*args).stdout)

@@ -104,11 +104,12 @@ def test_every_route_bundles_verifies_and_reaches_the_board(
 
 
 def test_the_probe_names_each_server(servers: Servers) -> None:
-    engine = bench("probe", "--base-url", servers.engines["a"].url + "/v1", "--format", "json")
+    engine = bench("probe", "--base-url", servers.engines["a"].url + "/v1", "--format", "json",
+                   "--timeout", "30")  # fmt: skip
     [report] = json.loads(engine.stdout)
     assert (report["engine"], report["version"]) == ("llama-cpp-python", "0.3.36"), report
     gateway = bench("probe", "--base-url", servers.litellm.url + "/v1", "--api-key-env",
-                    "BENCH_TEST_LITELLM_KEY", "--format", "json")  # fmt: skip
+                    "BENCH_TEST_LITELLM_KEY", "--format", "json", "--timeout", "30")  # fmt: skip
     [report] = json.loads(gateway.stdout)
     assert (report["engine"], report["version"]) == ("litellm", "1.105.7"), report
     assert {"smollm2-a", "smollm2-b"} <= set(report["models"])
