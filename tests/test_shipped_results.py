@@ -21,8 +21,9 @@ def _bench(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
 
 def test_results_hold_the_maintainer_rows() -> None:
     entrants = {bundle.parent.name for bundle in BUNDLES}
-    assert {"example-support-bot", "baseline-do-nothing", "baseline-echo",
-            "baseline-quote-top-passage", "baseline-refuse-everything"} <= entrants  # fmt: skip
+    assert {"smollm2-135m-llamacpp", "example-support-bot", "baseline-do-nothing",
+            "baseline-echo", "baseline-quote-top-passage",
+            "baseline-refuse-everything"} <= entrants  # fmt: skip
 
 
 @pytest.mark.parametrize("bundle", BUNDLES, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -48,5 +49,7 @@ def test_the_published_board_has_intervals_ranks_and_a_frontier(tmp_path: Path) 
         head = entry["headline"]
         assert head["lo"] <= head["value"] <= head["hi"] and head["lo"] < head["hi"]
     assert any(e["on_frontier"] for e in ranked)
+    [smol] = [e for e in ranked if e["entrant"] == "smollm2-135m-llamacpp"]
+    assert smol["cost_usd"] is None and smol["cost_note"].startswith("not measured")
     baselines = [e for e in cohort["entries"] if e["entrant"].startswith("baseline-")]
     assert len(baselines) == 4 and all(e["reference"] and e["rank"] is None for e in baselines)
