@@ -331,7 +331,9 @@
   // Escape (or any other way the browser closes the dialog) ends here; closeCard already
   // cleared current, so its own close event does nothing.
   card.addEventListener("close", function () {
-    if (!current) return;
+    // A close event is dispatched after the close: when the card has been opened again in
+    // between (its fragment came back at once), that event is stale and closes nothing.
+    if (!current || card.open) return;
     var was = current;
     current = null;
     afterClose(was, false);
