@@ -97,6 +97,7 @@ def write_target(directory: Path, servers: Servers, route: Route) -> Path:
         "base_url": servers.base_url(route),
         "params": {"temperature": 0, "max_tokens": 128},
         "stream": route.stream,
+        "max_in_flight": 1,  # each engine answers one request at a time (docs/TARGETS.md)
     }
     if route.via == "litellm":
         data["api_key_env"] = KEY_ENV

@@ -50,6 +50,9 @@ from .common import CONTEXT
 @click.option("--context-window", type=click.IntRange(min=1),
               help="Declare this context window (max_model_len in /v1/models).")  # fmt: skip
 @click.option("--quantisation", help="Declare this quantisation (/health).")
+@click.option("--serial", is_flag=True,
+              help="Answer model requests one at a time, working a plain answer out to the end "
+              "even when the client has gone (as llama-cpp-python does).")  # fmt: skip
 def mock_server(
     host: str,
     port: int,
@@ -61,6 +64,7 @@ def mock_server(
     declared_version: str,
     context_window: int | None,
     quantisation: str | None,
+    serial: bool,
 ) -> None:
     """Serve a mock OpenAI-compatible (/v1/chat/completions, /v1/models, /health) and Anthropic
     (/v1/messages) endpoint on loopback, with a deterministic tool-calling policy and faults on
@@ -81,6 +85,7 @@ def mock_server(
             version=declared_version,
             context_window=context_window,
             quantisation=quantisation,
+            serial=serial,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None

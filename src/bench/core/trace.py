@@ -121,6 +121,13 @@ class Trace(Strict):
     usage: Usage = Field(default_factory=Usage)
     usage_measured: bool = Field(False, description="false when the entrant reported no tokens")
     latency_s: float = Field(0.0, ge=0, le=MAX_SECONDS)
+    queue_s: float = Field(
+        0.0,
+        ge=0,
+        le=MAX_SECONDS,
+        description="seconds the model calls waited for a free request slot (another "
+        "attempt's abandoned request, or max_in_flight); not part of latency_s",
+    )
     cost_usd: float | None = Field(
         None, ge=0, le=MAX_DOLLARS, description="None means not measured, never $0"
     )

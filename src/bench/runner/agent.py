@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import json
 import secrets
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -329,7 +328,7 @@ async def _turn(
 ) -> str:
     from .attempt import EntrantFault
 
-    began = time.perf_counter()
+    began = attempt.trace.mark()
     call = asyncio.ensure_future(
         target.run_turn(attempt.task.id, turn, list(conversation), tools, tools_url)
     )
@@ -342,7 +341,7 @@ async def _turn(
         await asyncio.gather(call, stop, return_exceptions=True)
     if session.failure is not None:
         raise session.failure
-    latency = time.perf_counter() - began
+    latency = attempt.trace.since(began)
     try:
         reply = call.result()
     except AgentReplyError as exc:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.core.canonical import canonical_json
+from bench.core.clock import AttemptClock
 from bench.core.errors import BenchError, EntrantError, HarnessFault
 from bench.core.trace import Exchange, Message, ToolCall, Trace, Usage
 from bench.targets.base import (
@@ -63,6 +64,16 @@ class TraceBuilder:
     cost_complete: bool = True
     exchanges: list[Exchange] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
+    clock: AttemptClock = field(default_factory=AttemptClock)
+
+    def mark(self) -> tuple[float, float]:
+        """Now, for ``since``: the wall clock and the queue time so far."""
+        return time.perf_counter(), self.clock.queued_s
+
+    def since(self, mark: tuple[float, float]) -> float:
+        """Seconds since ``mark``, less the time spent queued for a request slot."""
+        began, queued = mark
+        return max(0.0, time.perf_counter() - began - (self.clock.queued_s - queued))
 
     def build(self) -> Trace:
         # Measured when every answered call reported its tokens, and at least one answered.
@@ -76,7 +87,8 @@ class TraceBuilder:
             answers=list(self.answers),
             usage=self.usage,
             usage_measured=measured,
-            latency_s=round(time.perf_counter() - self.started, 6),
+            latency_s=round(self.since((self.started, 0.0)), 6),
+            queue_s=round(self.clock.queued_s, 6),
             cost_usd=round(self.cost, 10) if (self.cost_complete and measured) else None,
             exchanges=list(self.exchanges),
         )
@@ -127,7 +139,7 @@ class Attempt:
         )
 
     async def _complete(self, request: ModelRequest) -> ModelResponse:
-        began = time.perf_counter()
+        began = self.trace.mark()
         try:
             return await self.target.complete(request)
         except EntrantError as exc:
@@ -144,7 +156,9 @@ class Attempt:
             self._failed(request, code="ENTRANT_EXCEPTION", message=reason, began=began)
             raise EntrantFault(f"{type(exc).__name__}: {exc}") from None
 
-    def _failed(self, request: ModelRequest, *, code: str, message: str, began: float) -> None:
+    def _failed(
+        self, request: ModelRequest, *, code: str, message: str, began: tuple[float, float]
+    ) -> None:
         """A model call that failed leaves its exchange too: the request and the error, so the
         trace and the cassette show what was asked and what came back (no tokens, no cost)."""
         wire, request_hash = self.recorder.wire(request)
@@ -154,7 +168,7 @@ class Attempt:
                 request_hash=request_hash,
                 request=wire,
                 response=failed_call(code, message),
-                latency_s=round(time.perf_counter() - began, 6),
+                latency_s=round(self.trace.since(began), 6),
             )
         )
 
@@ -162,9 +176,9 @@ class Attempt:
         limit = self.task.limits.max_turns
         for _ in range(limit):
             request = self._request()
-            began = time.perf_counter()
+            began = self.trace.mark()
             response = await self._complete(request)
-            self._account(request, response, time.perf_counter() - began)
+            self._account(request, response, self.trace.since(began))
             self.meter.check()
             if not response.tool_calls:
                 self.trace.messages.append(Message(role="assistant", content=response.content))

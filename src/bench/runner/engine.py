@@ -19,7 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from bench.core.clock import utc_now
+from bench.core.clock import ATTEMPT_CLOCK, utc_now
 from bench.core.errors import HarnessFault, fault_code
 from bench.corpus import Corpus, CorpusLibrary
 from bench.records.run import AttemptKey, AttemptRecord, RunConfig, RunStatus
@@ -103,8 +103,10 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
     outcome, reason, exceeded = "scored", None, []
     fault: str | None = None
     token = current_attempt.set((task.id, repeat))
+    clock = ATTEMPT_CLOCK.set(attempt.trace.clock)  # queue time: not latency, not the timeout's
     try:
-        async with asyncio.timeout(timeout):  # in this task: no task made per attempt
+        async with asyncio.timeout(timeout) as limit:  # in this task: no task made per attempt
+            attempt.trace.clock.timeout = limit
             await attempt.run()
     except OverBudget as exc:
         outcome, reason, exceeded = "over_budget", exc.detail, exc.exceeded
@@ -126,6 +128,7 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
         fault = fault_code(exc)
     finally:
         current_attempt.reset(token)
+        ATTEMPT_CLOCK.reset(clock)
     trace = attempt.trace.build()
     value: float | None = None
     passed: bool | None = None
@@ -191,6 +194,10 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
             await server.aclose()
     sink = progress or NullProgress()
     config = plan.config
+    # At most `concurrency` requests at the server, abandoned ones included (targets/inflight.py).
+    limit_in_flight = getattr(plan.target, "limit_in_flight", None)
+    if limit_in_flight is not None:
+        limit_in_flight(config.concurrency)
     existing = plan.run.attempts()
     done_keys = {record.key for record in existing}
     work = [

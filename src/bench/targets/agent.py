@@ -120,6 +120,10 @@ class HttpAgentTarget:
             answer=answer, usage=read_usage(data.get("usage")), request=recorded, response=data
         )
 
+    def limit_in_flight(self, concurrency: int) -> None:
+        """Before a run: its requests in flight at the server (``inflight``)."""
+        self._endpoint.in_flight.size_for(concurrency)
+
     async def aclose(self) -> None:
         await self._endpoint.aclose()
 

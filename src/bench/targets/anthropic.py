@@ -303,6 +303,10 @@ class AnthropicTarget:
             raw["warnings"] = warnings
         return response.model_copy(update={"raw": raw})
 
+    def limit_in_flight(self, concurrency: int) -> None:
+        """Before a run: its requests in flight at the server (``inflight``)."""
+        self.http.in_flight.size_for(concurrency)
+
     async def aclose(self) -> None:
         await self.http.aclose()
 

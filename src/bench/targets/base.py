@@ -204,6 +204,14 @@ class TargetSpec(Strict):
     anthropic_version: str = Field("2023-06-01", min_length=1)
     timeouts: Timeouts = Field(default_factory=Timeouts)
     retry: RetrySettings = Field(default_factory=RetrySettings)
+    max_in_flight: int | None = Field(
+        None,
+        ge=1,
+        le=1024,
+        description="openai/anthropic/http-agent: at most this many requests at the server at "
+        "once, below the run's concurrency (1 for a server that answers one at a time, as "
+        "llama-cpp-python does); time waiting for a slot is queue time, not latency",
+    )
 
     _api_key: str | None = PrivateAttr(None)
 

@@ -51,6 +51,7 @@ from .base import (
     RetrySettings,
     TargetSpec,
 )
+from .inflight import InFlight
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
 MAX_ERROR_BYTES = 64 * 1024
@@ -381,6 +382,7 @@ class HttpEndpoint:
         self.transport = "wire" if uses_wire(self.base_url) else "httpx"
         self._paused_until = 0.0
         self.requests_sent = 0
+        self.in_flight = InFlight(spec.max_in_flight)
 
     def _http(self) -> httpx.AsyncClient | wire.Pool:
         if self._client is None:
@@ -398,6 +400,7 @@ class HttpEndpoint:
         return self._client
 
     async def aclose(self) -> None:
+        await self.in_flight.aclose()
         client, self._client = self._client, None
         if client is not None:
             await client.aclose()
@@ -410,8 +413,10 @@ class HttpEndpoint:
         deadline = started + self.spec.timeouts.deadline_s
         log: list[dict[str, Any]] = []
         try:
-            async with asyncio.timeout(self.spec.timeouts.deadline_s + DEADLINE_GRACE_S):
-                reply = await self._retry(self.base_url + path, payload, stream, deadline, log)
+            async with asyncio.timeout(self.spec.timeouts.deadline_s + DEADLINE_GRACE_S) as whole:
+                reply = await self._retry(
+                    self.base_url + path, payload, stream, deadline, log, whole
+                )
         except (EntrantError, HarnessFault):
             raise
         except TimeoutError:
@@ -463,6 +468,7 @@ class HttpEndpoint:
         stream: StreamFormat | None,
         deadline: float,
         log: list[dict[str, Any]],
+        whole: asyncio.Timeout,
     ) -> Reply:
         settings = self.spec.retry
         started = time.monotonic()
@@ -475,15 +481,17 @@ class HttpEndpoint:
                     note = f"the shared {pause:.1f}s pause after a 429 would pass the deadline"
                     break
                 await asyncio.sleep(pause)
+            # Queue time is not this call's: its deadline moves back as far.
+            deadline += await self.in_flight.take(whole)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                self.in_flight.give()
                 note = "the deadline passed"
                 break
             budget = min(self.spec.timeouts.request_s, remaining)
             began = time.monotonic()
             try:
-                async with asyncio.timeout(budget):
-                    return await self._attempt(url, payload, stream)
+                return await self._slotted(url, payload, stream, budget)
             except TimeoutError:
                 failure = Failure(
                     code="ENDPOINT_TIMEOUT",
@@ -548,6 +556,34 @@ class HttpEndpoint:
                 code=REQUEST_REFUSED,
             )
         return EntrantError(scrub(detail, self.secrets), code=failure.code)
+
+    async def _slotted(
+        self, url: str, payload: bytes, stream: StreamFormat | None, budget: float
+    ) -> Reply:
+        """One HTTP attempt within ``budget`` seconds, in the slot already taken, which it
+        gives back. A plain request abandoned from outside (the attempt's timeout) is read out
+        in the background instead of closed, holding its slot (``inflight``)."""
+        if stream is not None or not self.in_flight.drains:
+            try:
+                async with asyncio.timeout(budget):
+                    return await self._attempt(url, payload, stream)
+            finally:
+                self.in_flight.give()
+        began = time.monotonic()
+        request = asyncio.get_running_loop().create_task(self._attempt(url, payload, None))
+        request.add_done_callback(self.in_flight.settled)
+        try:
+            async with asyncio.timeout(budget) as bound:
+                return await asyncio.shield(request)
+        except asyncio.CancelledError:
+            if not request.done() and not bound.expired():
+                self.in_flight.abandon(request, began + budget - time.monotonic())
+            elif not request.done():
+                request.cancel()
+            raise
+        except TimeoutError:
+            request.cancel()  # its own request_s: closed, as any attempt past its bound
+            raise
 
     async def _attempt(self, url: str, payload: bytes, stream: StreamFormat | None) -> Reply:
         headers = self._stream_headers if stream is not None else self._plain_headers

@@ -622,6 +622,7 @@ class _Idle(Exception):
 # Whether the response being written keeps its connection open: set per request by the
 # connection's own task (a context variable is task-local), read by ``_head``.
 _KEEP_ALIVE: ContextVar[bool] = ContextVar("keep_alive", default=False)
+_READER: ContextVar[asyncio.StreamReader | None] = ContextVar("reader", default=None)
 
 
 class MockServer:
@@ -640,6 +641,7 @@ class MockServer:
         version: str = VERSION,
         context_window: int | None = None,
         quantisation: str | None = None,
+        serial: bool = False,
     ) -> None:
         if host not in LOOPBACK:
             raise ValueError(f"the mock server binds only to {' or '.join(LOOPBACK)}, not {host!r}")
@@ -653,6 +655,12 @@ class MockServer:
         self.version = version
         self.context_window = context_window
         self.quantisation = quantisation
+        self.serial = serial
+        self._serial_lock: asyncio.Lock | None = None
+        self._model_in_flight = 0
+        self.max_in_flight_seen = 0
+        """The most model requests the server held at once (queued behind ``serial``
+        included)."""
         self._plan = FaultPlan([parse_fault(f) if isinstance(f, str) else f for f in faults])
         self._path_plans: dict[str, FaultPlan] = {}
         self._seen: deque[SeenRequest] = deque(maxlen=MAX_RECORDED)
@@ -780,6 +788,7 @@ class MockServer:
     ) -> bool:
         """Read and answer one request; True when the connection stays open for the next."""
         _KEEP_ALIVE.set(False)
+        _READER.set(reader)
         first: bytes | None = None
         if idle:
             try:
@@ -892,10 +901,40 @@ class MockServer:
         fault = plan.next() if plan is not None else None
         if fault is None:
             fault = self._plan.next()
+        self._model_in_flight += 1
+        self.max_in_flight_seen = max(self.max_in_flight_seen, self._model_in_flight)
+        try:
+            if not self.serial:
+                await self._answer(writer, body, fault, anthropic)
+                return
+            if self._serial_lock is None:
+                self._serial_lock = asyncio.Lock()
+            async with self._serial_lock:
+                await self._answer(writer, body, fault, anthropic)
+        finally:
+            self._model_in_flight -= 1
+
+    async def _answer(
+        self,
+        writer: asyncio.StreamWriter,
+        body: dict[str, Any],
+        fault: Fault | None,
+        anthropic: bool,
+    ) -> None:
+        """Work out the answer (the server's latency and a fault's delay) and send it. A
+        serial server stops working on a stream whose client went away, as llama-cpp-python
+        does; a plain answer is worked out to the end either way."""
         wait = self.latency + (fault.latency if fault else 0.0)
         if fault is not None and fault.kind == "delay":
             wait += fault.seconds
-        if wait:
+        if wait and self.serial and body.get("stream") is True:
+            reader = _READER.get()
+            end = time.monotonic() + wait
+            while (left := end - time.monotonic()) > 0:
+                if reader is not None and reader.at_eof():
+                    raise _Reset()
+                await asyncio.sleep(min(left, 0.02))
+        elif wait:
             await asyncio.sleep(wait)
         if fault is not None and fault.kind == "status":
             await self._send_fault_status(writer, fault, anthropic)
@@ -1080,6 +1119,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--context-window", type=int, help="declare this context window (max_model_len)"
     )
     parser.add_argument("--quantisation", help="declare this quantisation (/health)")
+    parser.add_argument(
+        "--serial",
+        action="store_true",
+        help="answer model requests one at a time, working a plain answer out to the end even "
+        "when the client has gone (as llama-cpp-python does)",
+    )
     return parser
 
 
@@ -1096,6 +1141,7 @@ def run(
     version: str = VERSION,
     context_window: int | None = None,
     quantisation: str | None = None,
+    serial: bool = False,
 ) -> None:
     """Serve in the foreground; ``announce`` gets the URL once the port is bound."""
     plans = [fault for text in faults for fault in parse_plan(text)]
@@ -1115,6 +1161,7 @@ def run(
         version=version,
         context_window=context_window,
         quantisation=quantisation,
+        serial=serial,
     )
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(server.serve(on_ready=announce))
@@ -1139,6 +1186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             version=args.declared_version,
             context_window=args.context_window,
             quantisation=args.quantisation,
+            serial=args.serial,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
