@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
+from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from bench.cli.main import cli
@@ -72,6 +75,39 @@ def test_run_show_and_compare(mini: Path) -> None:
     assert code == 0
     assert "difference (second − first): -0.500" in out
     assert "tool-0001  1.000 → 0.000" in out
+
+
+def test_run_builds_its_summary_once_for_the_report_and_the_history(
+    mini: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 19: the printed report and the history row share one summary; each summary re-reads
+    and re-checks every attempt file. ``pair_scores`` is looked up in ``bench.reports.summary``
+    once per ``summarize`` call, however ``summarize`` was imported."""
+    from bench.reports import summary as summary_module
+    from bench.reports.history import DEFAULT_DB
+
+    calls: list[int] = []
+    original = summary_module.pair_scores
+
+    def counted(scores: Any) -> Any:
+        calls.append(len(scores))
+        return original(scores)
+
+    monkeypatch.setattr(summary_module, "pair_scores", counted)
+    runs = mini / "runs"
+    code, out, err = invoke(
+        "run", "--tasks", mini / "tasks", "--split", "public", "--runs-dir", runs,
+        "--target", mini / "targets" / "good.yaml",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "score 1.000" in out
+    assert len(calls) == 1
+    db = sqlite3.connect(runs / DEFAULT_DB)
+    try:
+        rows = db.execute("SELECT headline, tasks_scored FROM runs").fetchall()
+    finally:
+        db.close()
+    assert rows == [(1.0, calls[0])]
 
 
 def test_show_unknown_run(mini: Path) -> None:

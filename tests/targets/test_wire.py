@@ -789,3 +789,51 @@ def test_request_heads_are_made_once_per_url_and_headers() -> None:
         f"POST /p?q=1 HTTP/1.1\r\nHost: {host}\r\na: 1\r\nContent-Length: 3\r\n\r\n[1]".encode()
     )
     assert seen[2].replace(b"a: 2", b"a: 1") == seen[0]
+
+
+@pytest.mark.skipif(not hasattr(socket, "TCP_QUICKACK"), reason="TCP_QUICKACK is Linux-only")
+@pytest.mark.parametrize("split", [False, True])
+def test_a_kept_alive_connection_acknowledges_at_once_after_each_request(split: bool) -> None:
+    """Against a server that writes head and body apart with Nagle on, a delayed ACK of the
+    head holds the body back ~40 ms per request (docs/PERFORMANCE.md, issue 19). After every
+    request the client's socket is out of delayed-ACK mode (the kernel's TCP_QUICKACK reads 1;
+    without the fix it reads 0 from the second request on), and Nagle is off on its side."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)
+        async for _ in each_request(reader):
+            data = answer(b'{"ok": true}')
+            if split:
+                writer.write(data[:-12])
+                await writer.drain()
+                writer.write(data[-12:])
+            else:
+                writer.write(data)
+            await writer.drain()
+
+    async def go() -> tuple[list[tuple[int, int]], list[bytes], int]:
+        states, bodies = [], []
+        async with serving(handler) as server:
+            pool = wire.Pool()
+            try:
+                for _ in range(6):
+                    response = await pool.send("POST", server.url + "/x", b"{}")
+                    try:
+                        sock = response._connection.writer.get_extra_info("socket")
+                        states.append(
+                            (
+                                sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK),
+                                sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY),
+                            )
+                        )
+                        bodies.append(await response.read(100))
+                    finally:
+                        response.release()
+            finally:
+                await pool.aclose()
+            return states, bodies, server.connections
+
+    states, bodies, connections = run(go())
+    assert bodies == [b'{"ok": true}'] * 6
+    assert connections == 1
+    assert all(quick == 1 and nodelay != 0 for quick, nodelay in states), states

@@ -215,12 +215,13 @@ def run(
             run_dir, status = start_run(request, sink)
     from bench.reports.history import DEFAULT_DB, index_run, open_db
 
+    # Built once: reading and checking every attempt file again is most of a summary's cost.
+    summary = summarize(run_dir)
     db = open_db(runs_dir / DEFAULT_DB)  # the local history `bench history` and `leaderboard` read
     try:
-        index_run(db, run_dir.path)
+        index_run(db, run_dir.path, summary)
     finally:
         db.close()
-    summary = summarize(run_dir)
     from bench.reports.output import write_report
 
     # Written for every run, beside the runs: runs/reports/YYYY/MM/<run_id>.md.

@@ -17,7 +17,7 @@ from bench.core.clock import utc_now
 from bench.core.errors import RunStoreError
 from bench.records.store import RunDir, RunStore
 
-from .summary import summarize
+from .summary import RunSummary, summarize
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -115,10 +115,12 @@ def open_db(path: Path) -> sqlite3.Connection:
     return db
 
 
-def index_run(db: sqlite3.Connection, run_dir: Path) -> str:
-    """Record (or re-record) one run; returns its id. Idempotent."""
-    run = RunDir(run_dir)
-    summary = summarize(run)
+def index_run(db: sqlite3.Connection, run_dir: Path, summary: RunSummary | None = None) -> str:
+    """Record (or re-record) one run; returns its id. Idempotent. ``summary``: the run's
+    summary when the caller already has it (``bench run`` prints it too), so the attempt files
+    are not read and checked again; it must be ``summarize(RunDir(run_dir))``."""
+    if summary is None:
+        summary = summarize(RunDir(run_dir))
     config, status, head = summary.config, summary.status, summary.headline
     o = summary.outcomes
     model = config.target.get("model")

@@ -16,6 +16,14 @@ retried once on a fresh connection; nothing else is retried here. Headers are bo
 (``MAX_HEADER_BYTES``). No TLS, proxies, redirects, cookies or content decoding (it never asks
 for an encoding).
 
+Small writes: every socket has ``TCP_NODELAY`` (a request goes out at once), and on Linux
+``TCP_QUICKACK`` is set again after each request is sent. A server that writes the head and
+the body of a response in two ``send()`` calls with Nagle's algorithm on (cpp-httplib, so
+llama.cpp's server) holds the body until the head is acknowledged; a kept-alive connection
+that just sent a request is in the kernel's "interactive" mode, which delays that
+acknowledgement by about 40 ms. That was one stall per request: 22 requests/s at concurrency 1
+(benchmarks/bench_process.py, docs/PERFORMANCE.md).
+
 Errors, all ``WireError``::
 
     WireError
@@ -33,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import socket
 from collections.abc import AsyncGenerator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, suppress
 from urllib.parse import urlsplit
@@ -42,6 +51,7 @@ MAX_CHUNK_LINE_BYTES = 4 * 1024
 READ_SIZE = 64 * 1024
 NEWLINES = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 MAX_HEADS = 64  # request heads kept per pool, by (method, URL, headers)
+_QUICKACK: int | None = getattr(socket, "TCP_QUICKACK", None)  # Linux only
 
 _Head = tuple[str, int, bytes, bool]  # host, port, head bytes, asks to close
 
@@ -110,7 +120,7 @@ class Headers(Mapping[str, str]):
 
 
 class _Connection:
-    __slots__ = ("reader", "writer", "buffer", "read_s")
+    __slots__ = ("reader", "writer", "buffer", "read_s", "sock")
 
     def __init__(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, read_s: float | None
@@ -119,6 +129,12 @@ class _Connection:
         self.writer = writer
         self.buffer = b""
         self.read_s = read_s
+        self.sock: socket.socket | None = writer.get_extra_info("socket")
+        if self.sock is not None:
+            try:
+                self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:  # not a TCP socket
+                self.sock = None
 
     def usable(self) -> bool:
         return not self.buffer and not self.reader.at_eof() and not self.writer.is_closing()
@@ -148,6 +164,13 @@ class _Connection:
             raise WriteTimeout(f"the request was not sent within {self.read_s:g}s") from None
         except OSError as exc:
             raise ReadError(str(exc) or type(exc).__name__) from exc
+        if _QUICKACK is not None and self.sock is not None:
+            # After the request, not before: sending is what puts the socket back into
+            # delayed-ACK mode (see the module docstring).
+            try:
+                self.sock.setsockopt(socket.IPPROTO_TCP, _QUICKACK, 1)
+            except OSError:
+                self.sock = None
 
     async def read_head(self, reused: bool) -> tuple[bytes, bytes]:
         """The response head up to the blank line, and what came after it."""
