@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from bench.board.model import Board
+from bench.core.suite import SuiteManifest
 from bench.core.trace import Trace
 from bench.records.bundle import BundleManifest
 from bench.records.run import AttemptRecord, RunConfig, RunStatus
@@ -19,6 +20,7 @@ from bench.tasks.model import Task, TaskFile
 MODELS: dict[str, type[BaseModel]] = {
     "task": Task,
     "task-file": TaskFile,
+    "suite": SuiteManifest,
     "trace": Trace,
     "run": RunConfig,
     "run-status": RunStatus,

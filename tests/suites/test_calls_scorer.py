@@ -241,3 +241,21 @@ def test_expected_calls_are_a_goal_and_no_call_is_a_condition() -> None:
 def test_a_calls_check_naming_a_tool_the_task_lacks_is_found() -> None:
     task = _task({"calls": [{"tool": "get_wether", "args": {}}]})
     assert task.unknown_tools() == [("expectations[0].calls[0].tool", "get_wether")]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"city": "Rome", "days": 9, "scale": 2.0},  # three problems: the first one is named
+        {"city": "Paris", "days": 4, "scale": 1.0},
+    ],
+)
+def test_the_sentence_does_not_depend_on_the_order_the_arguments_came_in(
+    args: dict[str, Any],
+) -> None:
+    """A bundle stores attempts as canonical JSON (keys sorted): the verdict bench verify
+    recomputes from it must be the run's, so the check reads arguments in sorted order."""
+    task = _task(WEATHER)
+    forward = _verdict(task, _trace([("get_weather", args)]))
+    backward = _verdict(task, _trace([("get_weather", dict(reversed(list(args.items()))))]))
+    assert forward == backward

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from bench.core.suite import DEFAULT_REF
 from bench.records import TaskSubset
 from bench.runner import RunRequest, start_run
 from bench.signing.bundle import build_bundle
@@ -44,7 +45,7 @@ def _ref(world: World, **changes: typing.Any) -> tuple[typing.Any, typing.Any]:
     whole = load_task_set(world.tasks).select("public")
     chosen = whole.select(None, ["tool-0001"])
     subset = TaskSubset(tasks=1, of=len(whole.tasks), of_hash=whole.content_hash(), by=["task"])
-    ref = {"subset": subset, "task_ids": ["tool-0001"], **changes}
+    ref = {"subset": subset, "task_ids": ["tool-0001"], "suite": DEFAULT_REF, **changes}
     run = SimpleNamespace(config=SimpleNamespace(task_set=SimpleNamespace(**ref)), attempts=[])
     return whole, (run, SimpleNamespace(task_set_hash=chosen.content_hash()))
 

@@ -1,18 +1,28 @@
-"""``build``: load -> rows -> render -> write, the function behind ``bench board build``."""
+"""``build``: load -> rows -> render -> write, the function behind ``bench board build``.
+
+One page per suite (docs/SUITES.md, "Suites on runs, verify and the board"): the runs of each
+suite are their own board, ``index.html`` (bench-suite's, else the first suite's) and
+``suite-<name>.html`` beside it, each with its ``.json``, its methodology note and a switcher.
+A board of bench-suite's runs alone is the one page it always was."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.core.rng import DEFAULT_SEED
 
 from .entries import EntryInput
 from .errors import BoardBuildError, BoardUsageError
 from .load import BundlesLoader, Loader, RunsLoader, load_all
-from .model import Board
+from .model import Board, SuiteInfo, SuitePage
 from .registry import attach_registry, load_registry
 from .rows import build_rows
+
+if TYPE_CHECKING:
+    from bench.core.suite import SuiteManifest
 
 
 @dataclass(frozen=True)
@@ -31,6 +41,9 @@ class BuildOptions:
     verify_bundles: bool = True
     allowed_signers: Path | None = None  # default: VerifyOptions' submissions/allowed_signers
     tasks: Path | None = None  # default: VerifyOptions' tasks/
+    # Task sets of imported suites (DIR/tasks, suite.json beside it): the methodology note of
+    # each suite's page, and the task set its bundles are verified against.
+    suite_tasks: tuple[Path, ...] = ()
     extra_loaders: tuple[Loader, ...] = field(default=())
 
 
@@ -43,6 +56,8 @@ class BuildResult:
     # The warnings that make the board wrong (the only ones --strict fails on); the others
     # are notes the page already shows (small families, partial runs, no runs at all).
     problems: tuple[str, ...] = ()
+    pages: tuple[tuple[Path, Board], ...] = ()
+    """Every page written, (path, its board), the index first: one per suite."""
 
 
 def check_options(options: BuildOptions) -> None:
@@ -74,6 +89,85 @@ def input_warnings(entries: list[EntryInput], verified: bool) -> list[str]:
     return warnings
 
 
+def given_suites(options: BuildOptions) -> dict[str, tuple[Path, SuiteManifest]]:
+    """``--suite-tasks``: suite name -> (task set, its suite.json). A task set without a
+    suite.json is bench-suite's own (``--tasks``), and one suite may be given once."""
+    from bench.core.suite import DEFAULT_SUITE_NAME, load_suite, suite_file_for
+
+    found: dict[str, tuple[Path, SuiteManifest]] = {}
+    for tasks in options.suite_tasks:
+        manifest = load_suite(tasks)
+        if manifest.name == DEFAULT_SUITE_NAME:
+            raise BoardUsageError(
+                f"no suite.json of an imported suite at {suite_file_for(tasks)} (bench-suite's "
+                "own task set is --tasks)",
+                code="BOARD_SUITE",
+                field="--suite-tasks",
+            )
+        if manifest.name in found:
+            raise BoardUsageError(
+                f"suite {manifest.name} is given twice ({found[manifest.name][0]} and {tasks})",
+                code="BOARD_SUITE",
+                field="--suite-tasks",
+            )
+        found[manifest.name] = (tasks, manifest)
+    return found
+
+
+@dataclass(frozen=True)
+class PagePlan:
+    """One page of the board: the runs of one suite."""
+
+    stem: str  # the file name without .html / .json: index, or suite-<name>
+    entries: list[EntryInput]
+    suite: SuiteInfo | None  # None: the page names no suite (bench-suite's runs alone)
+    notes: list[str]  # warnings of this page only
+
+
+def suite_pages(
+    entries: list[EntryInput], given: Mapping[str, tuple[Path, SuiteManifest]]
+) -> list[PagePlan]:
+    """One page per suite. bench-suite's page (else the first suite by name) is ``index``;
+    the others ``suite-<name>``. A board of bench-suite's runs alone is one page that names
+    no suite: the page it was before suites were named."""
+    from bench.core.suite import DEFAULT_SUITE, DEFAULT_SUITE_NAME
+
+    by_suite: dict[str, list[EntryInput]] = {}
+    for e in entries:
+        by_suite.setdefault(e.suite, []).append(e)
+    names = sorted(by_suite, key=lambda name: (name != DEFAULT_SUITE_NAME, name))
+    if not names or names == [DEFAULT_SUITE_NAME]:
+        return [PagePlan("index", entries, None, [])]
+    pages = []
+    for position, name in enumerate(names):
+        members = by_suite[name]
+        versions = sorted({e.suite_version for e in members}, key=lambda v: v or "")
+        known = given.get(name)
+        manifest = DEFAULT_SUITE if name == DEFAULT_SUITE_NAME else known[1] if known else None
+        notes = []
+        if manifest is None:
+            notes.append(
+                f"suite {name}: no methodology note (build with --suite-tasks DIR/tasks, the "
+                "task set its import wrote, suite.json beside it)"
+            )
+        elif manifest.version not in versions:
+            shown = ", ".join(v or "none" for v in versions)
+            notes.append(
+                f"suite {name}: the methodology note given is of version {manifest.version}, "
+                f"the runs on its page are of version {shown}"
+            )
+        info = SuiteInfo(
+            name=name,
+            versions=versions,
+            title=manifest.title if manifest else name,
+            source=manifest.source if manifest else None,
+            licence=manifest.licence if manifest else None,
+            methodology=manifest.methodology if manifest else None,
+        )
+        pages.append(PagePlan("index" if position == 0 else f"suite-{name}", members, info, notes))
+    return pages
+
+
 def render_board(board: Board, options: BuildOptions) -> bytes:
     from .page import packaged_asset, page_context, render_page
 
@@ -98,6 +192,7 @@ def build(options: BuildOptions) -> BuildResult:
     from .site import write_site
 
     check_options(options)
+    suites = given_suites(options)
     loaders: list[Loader] = list(options.extra_loaders)
     if options.runs is not None:
         loaders.append(RunsLoader(options.runs))
@@ -108,6 +203,7 @@ def build(options: BuildOptions) -> BuildResult:
                 verify=options.verify_bundles,
                 allowed_signers=options.allowed_signers,
                 tasks=options.tasks,
+                suite_tasks={name: tasks for name, (tasks, _) in suites.items()},
             )
         )
     loaded, inputs_hash = load_all(loaders, options.repo_url)
@@ -119,44 +215,70 @@ def build(options: BuildOptions) -> BuildResult:
         for e in loaded
         if e.replay_of is not None
     ]
-    board = build_rows(
-        entries,
-        inputs_hash=inputs_hash,
-        seed=options.seed,
-        B=options.resamples,
-        frontier_B=options.frontier_resamples,
-    )
     # A reference run is a shipped baseline, not an entrant: no registry record is expected.
     entrants = [e.entrant for e in entries if e.reference is None]
     records, registry_warnings = load_registry(options.submissions, entrants)
     problems = [*input_warnings(entries, options.verify_bundles), *registry_warnings]
-    board = attach_registry(board, records)
-    warnings = [*board.warnings, *problems, *replays]
-    if not entries:
-        warnings.append("no runs or bundles found")
-    board = board.model_copy(update={"warnings": list(warnings)})
+    plan = suite_pages(entries, suites)
+    switcher = [
+        SuitePage(
+            name=page.suite.name,
+            title=page.suite.title,
+            page=f"{page.stem}.html",
+            rows=len(page.entries),
+        )
+        for page in plan
+        if page.suite is not None and len(plan) > 1
+    ]
+    boards: list[tuple[str, Board]] = []
+    warnings: list[str] = []
+    for page in plan:
+        board = build_rows(
+            page.entries,
+            inputs_hash=inputs_hash,
+            seed=options.seed,
+            B=options.resamples,
+            frontier_B=options.frontier_resamples,
+        )
+        board = attach_registry(board, records)
+        page_warnings = [*board.warnings, *problems, *replays, *page.notes]
+        if not entries:
+            page_warnings.append("no runs or bundles found")
+        if len(plan) == 1:
+            warnings = page_warnings
+        else:  # the problems are every page's; said once here
+            warnings += [w for w in page_warnings if w not in warnings]
+        update = {"warnings": page_warnings, "suite": page.suite, "suites": switcher}
+        boards.append((page.stem, board.model_copy(update=update)))
     if options.strict and problems:
         raise BoardBuildError(
             f"--strict: {len(problems)} problem(s): " + "; ".join(problems),
             path=options.out,
         )
-    index = render_board(board, options)
-    board_json = (board.model_dump_json(indent=2) + "\n").encode("utf-8")
-    write_site(options.out, {"index.html": index, "board.json": board_json})
+    files: dict[str, bytes] = {}
+    for stem, board in boards:
+        data = "board" if stem == "index" else stem
+        files[f"{stem}.html"] = render_board(board, options)
+        files[f"{data}.json"] = (board.model_dump_json(indent=2) + "\n").encode("utf-8")
+    write_site(options.out, files)
     return BuildResult(
         index=options.out / "index.html",
         board_json=options.out / "board.json",
-        board=board,
+        board=boards[0][1],
         warnings=tuple(warnings),
         problems=tuple(problems),
+        pages=tuple((options.out / f"{stem}.html", board) for stem, board in boards),
     )
 
 
 __all__ = [
     "BuildOptions",
     "BuildResult",
+    "PagePlan",
     "build",
     "check_options",
+    "given_suites",
     "input_warnings",
     "render_board",
+    "suite_pages",
 ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from bench.core.rng import DEFAULT_SEED
+from bench.core.suite import DEFAULT_SUITE_NAME
 from bench.core.text import display_text
 
 if TYPE_CHECKING:
@@ -108,6 +109,9 @@ class EntryInput:
     """``subset: 43 of 86 public tasks`` when the run left out tasks of its split."""
     reference: str | None = None
     """The no-model baseline's name for a reference run: listed, marked, never ranked."""
+    suite: str = DEFAULT_SUITE_NAME
+    """The suite the run names (``RunConfig.task_set.suite``): the board shows one per page."""
+    suite_version: str | None = None
     replay_of: str | None = None
     """What a cassette replay replayed (the run id, or the cassette's target file): never a
     row, since it re-scores answers already recorded, not a new run of an entrant."""
@@ -180,6 +184,7 @@ def from_summary(
         for f in summary.failures
     )
     note = config.target.get("note")
+    suite = config.task_set.suite
     replay_of = None
     if config.target_kind == "cassette":
         replay_of = config.target_file.removeprefix("replay:") or "a cassette"
@@ -199,6 +204,7 @@ def from_summary(
             "target": config.comparable,
             "judge": config.judge.get("fingerprint") if config.judge else None,
             **({"subset": label} if (label := config.task_set.subset_label()) else {}),
+            **({} if suite.is_default else {"suite": suite.label()}),
         },
         task_set_hash=config.task_set.content_hash,
         split=config.task_set.split,
@@ -233,6 +239,8 @@ def from_summary(
         headline=None if summary.headline is None else RunHeadline.of(summary.headline),
         subset=config.task_set.subset_label(),
         reference=config.reference(),
+        suite=suite.name,
+        suite_version=suite.version,
     )
 
 

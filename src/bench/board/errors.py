@@ -8,6 +8,7 @@ BOARD_INPUT          a run directory or bundle could not be read (names the file
 BOARD_STRICT         --strict and the board would be wrong: an unverifiable bundle, an unknown
                      entrant, a stale schema (all listed); notes the page shows never fail it
 BOARD_OPTION         --seed / --resamples out of range
+BOARD_SUITE          --suite-tasks is not an imported suite's task set, or one suite is given twice
 """
 
 from __future__ import annotations

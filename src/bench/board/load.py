@@ -12,8 +12,8 @@ same ``load`` method.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -102,6 +102,24 @@ class BundlesLoader:
     verify: bool = True
     allowed_signers: Path | None = None
     tasks: Path | None = None
+    suite_tasks: Mapping[str, Path] = field(default_factory=dict)
+    """Suite name -> its task set: a bundle of that suite is verified against it (the rest
+    against ``tasks``, by default the repository's ``tasks/``, bench-suite's own)."""
+
+    def tasks_for(self, bundle: Path, default: Path) -> Path:
+        """The task set a bundle is verified against: its suite's, when the build was given
+        it. The suite is read from config.json with verify's own reader; a config that
+        cannot be read is verify's to refuse, against the default task set."""
+        from bench.verify.failure import VerifyFailure
+        from bench.verify.records import read_config
+
+        if not self.suite_tasks:
+            return default
+        try:
+            suite = read_config(bundle).task_set.suite.name
+        except VerifyFailure:
+            return default
+        return self.suite_tasks.get(suite, default)
 
     def bundles(self) -> list[Path]:
         if not self.root.is_dir():
@@ -124,11 +142,13 @@ class BundlesLoader:
                 options = VerifyOptions(
                     results_root=self.root,
                     allowed_signers=self.allowed_signers or repo / SIGNERS,
-                    tasks=self.tasks or repo / TASKS,
+                    tasks=self.tasks_for(bundle, self.tasks or repo / TASKS),
                 )
                 verdict = verify_bundle(bundle, options)
                 verified = verdict.valid
                 note = "verified" if verified else f"verification failed: {verdict.code}"
+                if verdict.code == "SUITE_MISMATCH":
+                    note += f" (give suite {verdict.suite}'s task set with --suite-tasks)"
             try:  # the very reader verify uses: its limits and text rules hold here too
                 run = load_run(bundle)
             except VerifyFailure as exc:

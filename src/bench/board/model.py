@@ -124,6 +124,11 @@ class EntryRow(Strict):
 class CohortRows(Strict):
     cohort_key: str
     title: str
+    suite: str | None = Field(
+        None,
+        exclude_if=lambda value: value is None,
+        description="the suite, 'bfcl-v4 2026.3.23', when not this project's own (bench-suite)",
+    )
     task_set_hash: str
     split: str | None
     subset: str | None = Field(
@@ -142,6 +147,27 @@ class CohortRows(Strict):
     warnings: list[str]
 
 
+class SuiteInfo(Strict):
+    """The suite a board page shows, and its methodology note (from the suite's suite.json,
+    Markdown; None when the build was not given the suite's task set)."""
+
+    name: str
+    versions: list[str | None] = Field(description="every version of the suite on the page")
+    title: str
+    source: str | None = None
+    licence: str | None = None
+    methodology: str | None = None
+
+
+class SuitePage(Strict):
+    """One entry of the suite switcher: a suite and the page that shows it."""
+
+    name: str
+    title: str
+    page: str = Field(description="the page's file name: index.html or suite-<name>.html")
+    rows: int
+
+
 class Board(Strict):
     format_version: Literal[1] = BOARD_FORMAT_VERSION
     inputs_hash: str
@@ -149,6 +175,17 @@ class Board(Strict):
     resamples: int
     frontier_resamples: int
     level: float = 0.95
+    suite: SuiteInfo | None = Field(
+        None,
+        exclude_if=lambda value: value is None,
+        description="the one suite this page shows; absent when the board holds only "
+        "bench-suite's runs (the page then is as it was before suites were named)",
+    )
+    suites: list[SuitePage] = Field(
+        default_factory=list,
+        exclude_if=lambda value: not value,
+        description="every suite on the board, one page each (the switcher); absent: one suite",
+    )
     cohorts: list[CohortRows]
     warnings: list[str]
 
@@ -162,4 +199,6 @@ __all__ = [
     "Estimate",
     "FailedTask",
     "LanguageScore",
+    "SuiteInfo",
+    "SuitePage",
 ]

@@ -21,7 +21,7 @@ from typing import Any
 
 from .charts import cohort_charts
 from .errors import BoardBuildError
-from .model import Board
+from .model import Board, SuiteInfo
 
 TEMPLATE = "index.html.j2"
 ROW_LIMIT = 30
@@ -70,6 +70,9 @@ class PageContext:
     """docs/SUBMISSIONS.md in the repository (``--repo-url``), linked from the introduction."""
     repo_url: str | None = None
     """The repository (``--repo-url``, https: only), linked from the introduction."""
+    suite_html: dict[str, str] | None = None
+    """The page's suite (``board.suite``): its ``source`` and ``methodology`` Markdown rendered
+    as a contributor's is (raw HTML off, https: links only, no images); None: no suite named."""
 
 
 def page_data(board: Board) -> dict[str, Any]:
@@ -195,7 +198,18 @@ def page_context(
         },
         submissions_url=f"{repo_url}/blob/HEAD/docs/SUBMISSIONS.md" if repo_url else None,
         repo_url=repo_url if repo_url and _https_only(repo_url) else None,
+        suite_html=None if board.suite is None else suite_html(board.suite),
     )
+
+
+def suite_html(suite: SuiteInfo) -> dict[str, str]:
+    """A suite's attribution and methodology note as HTML. suite.json comes from a task set
+    the build was given, still rendered as untrusted text: it is a third party's words."""
+    return {
+        name: description_html(text)
+        for name, text in (("source", suite.source), ("methodology", suite.methodology))
+        if text
+    }
 
 
 def render_page(context: PageContext, templates: Path | None = None) -> str:
@@ -230,6 +244,7 @@ def render_page(context: PageContext, templates: Path | None = None) -> str:
         ],
         methodology=Markup(context.methodology_html),
         descriptions={k: Markup(v) for k, v in sorted(context.descriptions.items())},
+        suite_html={k: Markup(v) for k, v in (context.suite_html or {}).items()},
     )
 
 
@@ -242,4 +257,5 @@ __all__ = [
     "page_context",
     "page_data",
     "render_page",
+    "suite_html",
 ]

@@ -1,7 +1,8 @@
 """Stage 2: entries -> the board's rows. Pure: plain values in, a :class:`Board` out.
 
-- A cohort is a cohort key (task set hash, split, subset, harness, repeats); cohorts are never
-  ranked together; each is its own table.
+- A cohort is a cohort key (task set hash, split, subset, suite, harness, repeats); cohorts are
+  never ranked together; each is its own table. The board shows one suite per page
+  (``build``); ``build_rows`` is given the entries of one page.
 - Within a cohort, one row per (entrant, config fingerprint): the LATEST run by created time
   (then run id), never the best.
 - Only complete runs are ranked, on the tasks every ranked entry scored; the rest are listed.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bench.core.suite import DEFAULT_SUITE_NAME
 from bench.reports.order import SHOWN_DECIMALS, order_key
 
 from .cohort import CohortStats, cohort_stats
@@ -166,8 +168,12 @@ def _cohort(
     split = f"{first.split or 'all'} split"
     if first.subset:
         split += f" ({first.subset})"
+    suite = suite_label(first)
+    if suite is not None:
+        split = f"{suite}, {split}"
     return CohortRows(
         cohort_key=first.cohort_key,
+        suite=suite,
         title=f"{split}, task set {first.task_set_hash[:12]}, "
         f"{first.repeats} repeat{'s' if first.repeats != 1 else ''}, harness {first.harness}",
         task_set_hash=first.task_set_hash,
@@ -197,6 +203,13 @@ def _cohort(
         cost_not_measured=[r.key for r in rows if r.cost_usd is None],
         warnings=warnings,
     )
+
+
+def suite_label(e: EntryInput) -> str | None:
+    """``bfcl-v4 2026.3.23`` for a run of an imported suite; None for bench-suite's own."""
+    if e.suite == DEFAULT_SUITE_NAME and e.suite_version is None:
+        return None
+    return e.suite if e.suite_version is None else f"{e.suite} {e.suite_version}"
 
 
 def _stair(points: list[tuple[str, float | None, float]]) -> list[str]:
@@ -237,4 +250,4 @@ def build_rows(
     )
 
 
-__all__ = ["build_rows", "latest_per_key"]
+__all__ = ["build_rows", "latest_per_key", "suite_label"]

@@ -88,6 +88,15 @@ def board() -> None:
     help="The pinned task set bundles are verified against (default: tasks/).",
 )
 @click.option(
+    "--suite-tasks",
+    "suite_tasks",
+    type=click.Path(path_type=Path),
+    multiple=True,
+    help="The task set of an imported suite (DIR/tasks of bench suite import, its suite.json "
+    "beside it); repeatable. Its bundles are verified against it and its page carries its "
+    "methodology note. The board shows one suite per page.",
+)
+@click.option(
     "--submissions",
     type=click.Path(path_type=Path, file_okay=False),
     default=Path("submissions"),
@@ -108,6 +117,7 @@ def build(
     no_verify: bool,
     allowed_signers: Path | None,
     tasks: Path | None,
+    suite_tasks: tuple[Path, ...],
     submissions: Path,
 ) -> None:
     """Build the board from run directories and bundles into OUT/index.html.
@@ -133,15 +143,22 @@ def build(
             verify_bundles=not no_verify,
             allowed_signers=allowed_signers,
             tasks=tasks,
+            suite_tasks=suite_tasks,
             submissions=submissions,
         )
     )
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    entries = sum(len(c.entries) for c in result.board.cohorts)
+    boards = [board for _, board in result.pages] or [result.board]
+    cohorts = sum(len(board.cohorts) for board in boards)
+    entries = sum(len(c.entries) for board in boards for c in board.cohorts)
+    suites = f", {len(boards)} suites (one page each)" if len(boards) > 1 else ""
     click.echo(
-        f"board: {len(result.board.cohorts)} cohort(s), {entries} row(s)"
+        f"board: {cohorts} cohort(s), {entries} row(s){suites}"
         f"; inputs {result.board.inputs_hash[:16]}, seed {result.board.seed}"
     )
     click.echo(f"wrote {result.index}")
     click.echo(f"wrote {result.board_json}")
+    for page, _ in result.pages[1:]:
+        click.echo(f"wrote {page}")
+        click.echo(f"wrote {page.with_suffix('.json')}")

@@ -53,6 +53,7 @@ def _as_json(summary: object, task_id: str | None) -> dict[str, object]:
         "status": summary.status.status,
         "config_fingerprint": summary.config.fingerprint(),
         "subset": summary.config.task_set.subset_label(),
+        "suite": summary.config.task_set.suite.model_dump(mode="json"),
         "reference": summary.config.reference(),
         "score": None if head is None else head.score.model_dump(mode="json"),
         "pooled": None if head is None else head.pooled,

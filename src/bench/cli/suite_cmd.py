@@ -47,6 +47,7 @@ def bfcl(out: Path, source: Path | None, categories: tuple[str, ...], fmt: str) 
     ids and categories are kept in the task's tags.
     """
     from bench.suites.bfcl import import_bfcl
+    from bench.suites.bfcl_suite import SUITE_NAME
 
     done = import_bfcl(out, source, list(categories) or None)
     if fmt == "json":
@@ -59,6 +60,7 @@ def bfcl(out: Path, source: Path | None, categories: tuple[str, ...], fmt: str) 
             "dropped": [list(pair) for pair in done.dropped],
             "unpassable": [list(pair) for pair in done.unpassable],
             "files": [str(path) for path in done.files],
+            "suite": {"name": SUITE_NAME, "version": done.source.version},
         }
         click.echo(json.dumps(payload, indent=2, sort_keys=True))
         return
@@ -74,3 +76,7 @@ def bfcl(out: Path, source: Path | None, categories: tuple[str, ...], fmt: str) 
         )
     if done.dropped:
         click.echo(f"left out {len(done.dropped)} exact duplicate(s), listed in README.md")
+    click.echo(
+        f"suite {SUITE_NAME} {done.source.version}: {done.out / 'suite.json'} (its runs are "
+        "their own cohorts; bench board build --suite-tasks gives the board its methodology note)"
+    )

@@ -48,6 +48,7 @@ def validate(path: Path, corpora: Path | None, fmt: str) -> None:
             "families": dict(sorted(families.items())),
             "splits": dict(sorted(splits.items())),
             "content_hash": task_set.content_hash(),
+            "suite": task_set.suite.ref().model_dump(mode="json"),
         }
         click.echo(json.dumps(payload, indent=2, sort_keys=True))
         return
@@ -57,7 +58,7 @@ def validate(path: Path, corpora: Path | None, fmt: str) -> None:
         + "; "
         + ", ".join(f"{name} {count}" for name, count in sorted(splits.items()))
     )
-    click.echo(f"task set hash {task_set.content_hash()}")
+    click.echo(f"task set hash {task_set.content_hash()}, suite {task_set.suite.ref().label()}")
 
 
 def corpus_inputs(root: Path) -> tuple[dict[str, str], dict[str, bytes]]:

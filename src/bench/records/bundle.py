@@ -19,6 +19,7 @@ from pydantic import Field
 
 from bench.core.ids import ID_PATTERN
 from bench.core.models import Strict
+from bench.core.suite import SuiteRef
 
 BUNDLE_FORMAT_VERSION: Literal[1] = 1
 MANIFEST = "manifest.json"
@@ -49,6 +50,12 @@ class BundleManifest(Strict):
     repository: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._/-]+$")
     task_set_hash: str = Field(pattern=HEX64, description="content hash of the task set run")
     split: str | None = None
+    suite: SuiteRef | None = Field(
+        None,
+        exclude_if=lambda value: value is None,
+        description="the suite the task set belongs to (config.json's task_set.suite); absent "
+        "in a bundle made before bundles named their suite: bench-suite",
+    )
     harness_version: str = Field(min_length=1, max_length=40)
     created_at: str = Field(pattern=UTC_SECONDS, description="UTC, seconds, when bundled")
     config_fingerprint: str = Field(pattern=r"^[0-9a-f]{16}$")

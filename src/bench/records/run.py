@@ -18,6 +18,7 @@ from bench.core.budget import Budget
 from bench.core.canonical import fingerprint
 from bench.core.models import FORMAT_VERSION, Strict
 from bench.core.score import Outcome, Verdict
+from bench.core.suite import DEFAULT_REF, SuiteRef
 from bench.core.trace import Trace
 
 
@@ -40,6 +41,11 @@ class TaskSetRef(Strict):
     subset: TaskSubset | None = Field(
         None, description="set when the selection left out tasks of the split; None: all of it"
     )
+    suite: SuiteRef = Field(
+        default_factory=lambda: DEFAULT_REF,
+        description="the suite the task set belongs to (its suite.json; none: bench-suite); a "
+        "config recorded before runs named their suite is bench-suite's",
+    )
 
     def subset_label(self) -> str | None:
         """``subset: 43 of 86 public tasks`` for a subset run, None for the whole split."""
@@ -48,14 +54,20 @@ class TaskSetRef(Strict):
         where = f" {self.split}" if self.split else ""
         return f"subset: {self.subset.tasks} of {self.subset.of}{where} tasks"
 
+    def suite_label(self) -> str:
+        """``bfcl-v4 2026.3.23``; ``bench-suite`` for the project's own tasks."""
+        return self.suite.label()
+
     def comparability(self) -> dict[str, Any]:
         """What the task set adds to the fingerprint and the cohort key. The subset only when
-        set, so the keys of whole-split runs stay what they were."""
-        subset = self.subset
+        set, and the suite only when it is not this project's own, so the keys of whole-split
+        runs of bench-suite stay what they were (signed bundles record them)."""
+        subset, suite = self.subset, self.suite
         return {
             "task_set": self.content_hash,
             "split": self.split,
             **({"subset": [subset.of_hash, subset.tasks, subset.of]} if subset else {}),
+            **({} if suite.is_default else {"suite": [suite.name, suite.version]}),
         }
 
 

@@ -4,7 +4,7 @@ Rule (docs/REPORTS.md): the difference is ``B - A`` of the stratified headlines 
 scored in both runs, with the percentile interval of the paired bootstrap (one seeded ``W``;
 ``M[:, B] - M[:, A]``). Fewer than 30 shared tasks: the exact sign-flip test decides instead,
 and ``decided_by`` says so, because the interval is still shown beside the verdict.
-Two runs are *comparable* when their cohort keys match (same task set, split, harness and
+Two runs are *comparable* when their cohort keys match (same suite, task set, split, harness and
 repeats); a significant drop between incomparable runs is never called a regression.
 """
 
@@ -114,6 +114,7 @@ def fingerprint_fields(config: RunConfig) -> dict[str, str]:
     """The inputs of ``RunConfig.fingerprint()``, flattened to ``field -> text``."""
     out: dict[str, str] = {
         "task_set": config.task_set.content_hash,
+        "suite": config.task_set.suite_label(),
         "split": str(config.task_set.split),
         "subset": config.task_set.subset_label() or "none (the whole split)",
         "harness": config.harness_version,

@@ -54,6 +54,9 @@ class RunReport(Strict):
     cohort_key: str
     task_set_path: str
     task_set_hash: str
+    suite: str = Field(
+        "bench-suite", description="the suite the task set belongs to: 'bfcl-v4 2026.3.23'"
+    )
     split: str | None
     subset: str | None = Field(
         None, description="'subset: 43 of 86 public tasks' when the run left out tasks of its split"
@@ -101,6 +104,7 @@ def build_report(summary: RunSummary) -> RunReport:
         cohort_key=config.cohort_key(),
         task_set_path=config.task_set.path,
         task_set_hash=config.task_set.content_hash,
+        suite=config.task_set.suite_label(),
         split=config.task_set.split,
         subset=config.task_set.subset_label(),
         reference=config.reference(),

@@ -94,7 +94,8 @@ def render_markdown(summary: RunSummary) -> str:
         f"- entrant: {escape(config.entrant)} (model {escape(str(model))})",
         f"- status: {status.status}; started {iso_z(status.started_at)}; "
         f"{config.repeats} repeat(s)",
-        f"- task set: {escape(config.task_set.path)} ({config.task_set.split or 'all splits'}, "
+        f"- task set: {escape(config.task_set.path)} (suite "
+        f"{escape(config.task_set.suite_label())}, {config.task_set.split or 'all splits'}, "
         f"{len(config.task_set.task_ids)} tasks, hash `{config.task_set.content_hash[:12]}`)",
         *(f"- **{escape(line)}**" for line in scope_lines(config)),
         f"- config fingerprint `{config.fingerprint()}`; cohort `{config.cohort_key()}`",

@@ -42,7 +42,8 @@ def render_summary(summary: RunSummary) -> list[str]:
     )
     split = config.task_set.split or "all splits"
     lines.append(
-        f"  task set {config.task_set.path} ({split}, {len(config.task_set.task_ids)} tasks, "
+        f"  task set {config.task_set.path} (suite {config.task_set.suite_label()}, {split}, "
+        f"{len(config.task_set.task_ids)} tasks, "
         f"hash {config.task_set.content_hash[:12]})   config fingerprint {config.fingerprint()}"
     )
     lines.extend(f"  {line}" for line in scope_lines(config))

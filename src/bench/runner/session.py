@@ -235,6 +235,7 @@ def prepare(
             task_ids=[task.id for task in task_set.tasks],
             language=request.language,
             subset=subset,
+            suite=whole.suite.ref(),
         ),
         repeats=request.repeats,
         concurrency=request.concurrency,

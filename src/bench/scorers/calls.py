@@ -47,8 +47,22 @@ def first_calls(context: ScoringContext) -> list[ToolCallRequest]:
     return []
 
 
+def _sorted(value: Any) -> Any:
+    """``value`` with every object's keys in sorted order, at any depth. A bundle stores
+    attempts as canonical JSON (keys sorted), so the verdict ``bench verify`` recomputes from
+    a bundle's trace reads the arguments in that order: the check reads them so from the start,
+    and its sentence (which names the first problem found) is the same in the run and in the
+    bundle. Which calls pass does not depend on the order."""
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
+
+
 def _rendered(call: ToolCallRequest) -> str:
-    args = ", ".join(f"{key}={show(value)}" for key, value in call.arguments.items())
+    arguments = _sorted(call.arguments)
+    args = ", ".join(f"{key}={show(value)}" for key, value in arguments.items())
     return f"{call.name}({args})"
 
 
@@ -82,7 +96,9 @@ def score_calls(expectation: Calls, context: ScoringContext) -> Verdict:
         if isinstance(tool, ToolSpec)
     }
     expected = [Expected(call.tool, call.args) for call in expectation.calls]
-    pairs: list[tuple[str, dict[str, Any]]] = [(call.name, call.arguments) for call in made]
+    pairs: list[tuple[str, dict[str, Any]]] = [
+        (call.name, _sorted(call.arguments)) for call in made
+    ]
     problem = match(signatures, pairs, expected, expectation.language)
     if problem is not None:
         return failed(expectation, problem)

@@ -290,6 +290,7 @@ def make_manifest(
         repository=repository,
         task_set_hash=config.task_set.content_hash,
         split=config.task_set.split,
+        suite=config.task_set.suite,
         harness_version=config.harness_version,
         created_at=iso_z(now),
         config_fingerprint=config.fingerprint(),

@@ -33,12 +33,14 @@ from pydantic import ValidationError
 
 from bench.core.errors import InputError
 from bench.core.ids import identifier_problem
+from bench.core.suite import SUITE_FILE, write_suite_manifest
 from bench.core.validation import describe
 from bench.tasks.expectations import Calls
 from bench.tasks.model import Task, ToolSpec
 
 from .astmatch import Expected, match, signature_of
 from .bfcl_schema import GORILLA_TO_OPENAPI, tool_name, tool_spec
+from .bfcl_suite import SUITE_NAME, bfcl_manifest
 from .oracle import oracle
 
 MATCH = "match"
@@ -305,7 +307,8 @@ def convert(source: Source, categories: list[str] | None = None) -> Converted:
 def import_bfcl(
     out: Path, source: Path | None = None, categories: list[str] | None = None
 ) -> Imported:
-    """Write ``out/tasks/bfcl-<category>.json`` and ``out/README.md`` (licence, attribution)."""
+    """Write ``out/tasks/bfcl-<category>.json``, ``out/README.md`` (licence, attribution) and
+    ``out/suite.json`` (the suite's name, version and methodology note: ``bench.core.suite``)."""
     found = locate(source)
     converted = convert(found, categories)
     tasks_dir = out / "tasks"
@@ -319,11 +322,13 @@ def import_bfcl(
     counts = {category: len(tasks) for category, tasks in converted.tasks.items()}
     readme = out / "README.md"
     readme.write_text(readme_text(found, counts, converted), encoding="utf-8")
+    suite = out / SUITE_FILE
+    write_suite_manifest(suite, bfcl_manifest(found.version, found.licence, counts))
     return Imported(
         out=out,
         source=found,
         counts=counts,
-        files=(*files, readme),
+        files=(*files, readme, suite),
         dropped=converted.dropped,
         unpassable=converted.unpassable,
     )
@@ -358,6 +363,8 @@ Converted by `bench suite import bfcl` from bfcl-eval {source.version} (PyPI `bf
   and possible answers are BFCL's; the task wrapping is bench-suite's.
 - **Scoring**: the `calls` check, a port of BFCL's AST checker (docs/SUITES.md in bench-suite);
   ids are BFCL's (`_` → `-`, `-` → `--`), the original in each task's `bfcl:id=` tag.
+- **Suite**: `{SUITE_NAME}` version {source.version} (`suite.json` here): runs of these tasks
+  record it, are never compared with another suite's, and have a board page of their own.
 
 | category | expects | tasks |
 |---|---|---|

@@ -1,7 +1,9 @@
 """Loading a task set from files, validating every task, and the set-level lints.
 
 A task set is a directory of ``*.yaml``/``*.yml``/``*.json`` task files (or one file) plus a
-corpus root, by default the ``corpora`` directory beside the task directory. Every refusal is
+corpus root, by default the ``corpora`` directory beside the task directory, and a suite, said
+by the ``suite.json`` beside the task directory (``bench.core.suite``; none: this project's own
+suite, ``bench-suite``). Every refusal is
 an ``InputError`` naming the file and the field, e.g.
 ``tasks/grounded-qa.yaml: tasks[3] (gqa-0004).because: a task must say why it exists``.
 """
@@ -9,7 +11,7 @@ an ``InputError`` naming the file and the field, e.g.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
@@ -17,6 +19,7 @@ from pydantic import ValidationError
 from bench.core.canonical import fingerprint, sha256_hex
 from bench.core.errors import InputError
 from bench.core.files import read_structured
+from bench.core.suite import DEFAULT_SUITE, SuiteManifest, load_suite
 from bench.core.validation import describe
 
 from .expectations import EXPECTATION_TYPES, Citations
@@ -35,6 +38,8 @@ class TaskSet:
     tasks: tuple[Task, ...]
     files: tuple[Path, ...]
     origins: tuple[tuple[str, str, str], ...] = ()  # (task id, file, "tasks[i] (id)")
+    suite: SuiteManifest = field(default_factory=lambda: DEFAULT_SUITE)
+    """The suite the tasks belong to (``suite.json`` beside the task directory)."""
 
     def select(
         self,
@@ -50,7 +55,7 @@ class TaskSet:
             and (wanted is None or task.id in wanted)
             and (language is None or task.language == language)
         )
-        return TaskSet(self.source, self.corpus_root, chosen, self.files, self.origins)
+        return TaskSet(self.source, self.corpus_root, chosen, self.files, self.origins, self.suite)
 
     def origin(self, task_id: str) -> tuple[str, str]:
         """(file, 'tasks[i] (id)') where a task was defined, for error messages."""
@@ -125,10 +130,11 @@ def default_corpus_root(source: Path) -> Path:
 
 
 def load_task_set(source: Path, corpus_root: Path | None = None) -> TaskSet:
-    """Load, validate and lint every task under ``source``."""
+    """Load, validate and lint every task under ``source``, and name its suite."""
     root = corpus_root if corpus_root is not None else default_corpus_root(source)
     located: list[tuple[Path, int, Task]] = []
     files = task_files(source)
+    suite = load_suite(source)
     for file in files:
         for index, task in enumerate(load_task_file(file)):
             located.append((file, index, task))
@@ -138,7 +144,8 @@ def load_task_set(source: Path, corpus_root: Path | None = None) -> TaskSet:
     origins = tuple(
         (task.id, str(file), f"tasks[{index}] ({task.id})") for file, index, task in located
     )
-    return TaskSet(source, root, tuple(task for _, _, task in located), tuple(files), origins)
+    tasks = tuple(task for _, _, task in located)
+    return TaskSet(source, root, tasks, tuple(files), origins, suite)
 
 
 def _check_unique(located: list[tuple[Path, int, Task]]) -> None:

@@ -34,6 +34,7 @@ from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from bench.core.suite import DEFAULT_REF
 from bench.core.validation import describe
 from bench.records.bundle import (
     ATTEMPTS,
@@ -245,6 +246,15 @@ def _plain_reader(file: Path) -> Callable[[IO[bytes]], Iterator[bytes]]:
     return lambda handle: _plain_chunks(handle, where)
 
 
+def read_config(bundle: Path) -> RunConfig:
+    """config.json alone, under the same rules as in :func:`load_run` (the board reads it to
+    find the suite, and so the task set, a bundle is verified against)."""
+    if bundle.is_symlink():
+        raise VerifyFailure(Code.PATH_UNSAFE, "the bundle directory is a symlink", path=str(bundle))
+    config: RunConfig = _document(bundle / CONFIG, RunConfig)
+    return config
+
+
 def load_run(bundle: Path) -> BundleRun:
     if bundle.is_symlink():
         raise VerifyFailure(Code.PATH_UNSAFE, "the bundle directory is a symlink", path=str(bundle))
@@ -307,6 +317,8 @@ def check_consistency(bundle: Path, run: BundleRun, manifest: BundleManifest) ->
         ("harness_version", config.harness_version, manifest.harness_version),
         ("task_set.content_hash", config.task_set.content_hash, manifest.task_set_hash),
         ("task_set.split", config.task_set.split, manifest.split),
+        # A manifest made before bundles named their suite has none: bench-suite's.
+        ("task_set.suite", config.task_set.suite_label(), (manifest.suite or DEFAULT_REF).label()),
     ]
     for field, found, claimed in expected:
         if found != claimed:
@@ -351,4 +363,4 @@ def check_consistency(bundle: Path, run: BundleRun, manifest: BundleManifest) ->
         )
 
 
-__all__ = ["BundleRun", "check_consistency", "load_run"]
+__all__ = ["BundleRun", "check_consistency", "load_run", "read_config"]

@@ -134,6 +134,7 @@ def as_dict(verdict: BundleVerdict | LiveVerdict) -> dict[str, Any]:
         "replayed": list(verdict.replayed),
         "partial": verdict.partial,
         "sample_basis": verdict.sample_basis,
+        "suite": verdict.suite,
         "exit_code": verdict.exit_code,
     }
 
@@ -148,8 +149,9 @@ def render_text(verdict: BundleVerdict | LiveVerdict) -> str:
         return head if verdict.live is None else f"{head}\n{live_text(verdict.live)}"
     if verdict.valid:
         extra = " (partial run)" if verdict.partial else ""
+        suite = f" (suite {_plain(verdict.suite)})" if verdict.suite else ""
         return (
-            f"valid{extra}: {_plain(verdict.bundle)} — {', '.join(verdict.checks)}; "
+            f"valid{extra}: {_plain(verdict.bundle)}{suite} — {', '.join(verdict.checks)}; "
             f"replayed {len(verdict.replayed)} attempt(s)"
             + (f" (sample from {verdict.sample_basis})" if verdict.sample_basis else "")
         )
@@ -167,6 +169,7 @@ def render_markdown(verdict: BundleVerdict | LiveVerdict) -> str:
         ("bundle", md_code(verdict.bundle)),
         ("entrant", md_code(verdict.entrant)),
         ("run", md_code(verdict.run_id)),
+        ("suite", md_code(verdict.suite)),
     ]
     if not verdict.valid and verdict.code is not None:
         rows += [

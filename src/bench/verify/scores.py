@@ -44,6 +44,29 @@ def pinned_tasks(tasks: Path, corpus_root: Path | None, run: BundleRun) -> TaskS
     return task_set
 
 
+def _hashes(suite: str, pinned_by_bundle: str, given: str) -> str:
+    return f"suite {suite}, the bundle's task set {pinned_by_bundle}, the pinned one {given}"
+
+
+def check_suite(bundle: Path, task_set: TaskSet, run: BundleRun, manifest: BundleManifest) -> None:
+    """The task set verify was given belongs to the suite the bundle names (name and version):
+    a bundle is only ever checked, scored and ranked against its own suite, even where two
+    suites' tasks hashed alike (docs/SUITES.md)."""
+    ran, given = run.config.task_set.suite, task_set.suite.ref()
+    if ran == given:
+        return
+    field = "task_set.suite.name" if ran.name != given.name else "task_set.suite.version"
+    ran_hash = run.config.task_set.subset.of_hash if run.config.task_set.subset else None
+    raise VerifyFailure(
+        Code.SUITE_MISMATCH,
+        f"a run of suite {ran.label()} (task set {ran_hash or manifest.task_set_hash}); the "
+        f"task set given is suite {given.label()} (task set {task_set.content_hash()}): "
+        f"verify with {ran.name}'s own (--tasks)",
+        path=str(bundle / "config.json"),
+        field=field,
+    )
+
+
 def check_tasks(
     bundle: Path, task_set: TaskSet, run: BundleRun, manifest: BundleManifest
 ) -> TaskSet:
@@ -52,11 +75,13 @@ def check_tasks(
     a cohort of its own (docs/METHODOLOGY.md). Returns the tasks the run is checked against."""
     ref = run.config.task_set
     subset = ref.subset
+    check_suite(bundle, task_set, run, manifest)
     if subset is not None:
         if subset.of_hash != task_set.content_hash() or subset.of != len(task_set.tasks):
             raise VerifyFailure(
                 Code.TASK_SET_MISMATCH,
-                "the subset was chosen from another task set version than the pinned split",
+                "the subset was chosen from another task set version than the pinned split: "
+                f"{_hashes(ref.suite.label(), subset.of_hash, task_set.content_hash())}",
                 path=str(bundle / "config.json"),
                 field="task_set.subset.of_hash",
             )
@@ -81,7 +106,8 @@ def check_tasks(
     if task_set.content_hash() != manifest.task_set_hash:
         raise VerifyFailure(
             Code.TASK_SET_MISMATCH,
-            "the bundle was run on another task set version than the pinned one",
+            "the bundle was run on another task set version than the pinned one: "
+            f"{_hashes(ref.suite.label(), manifest.task_set_hash, task_set.content_hash())}",
             path=str(bundle / "manifest.json"),
             field="task_set_hash",
         )
@@ -269,6 +295,7 @@ __all__ = [
     "check_error_rate",
     "check_replay",
     "check_scores",
+    "check_suite",
     "check_tasks",
     "pinned_tasks",
 ]

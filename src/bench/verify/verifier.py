@@ -50,6 +50,8 @@ class BundleVerdict:
     replayed: tuple[str, ...] = ()
     partial: bool = False
     sample_basis: str | None = None
+    suite: str | None = None
+    """The suite the bundle's run names (``bfcl-v4 2026.3.23``), once its records were read."""
 
     @property
     def valid(self) -> bool:
@@ -90,6 +92,7 @@ class _Progress:
     replayed: list[str] = field(default_factory=list)
     partial: bool = False
     sample_basis: str | None = None
+    suite: str | None = None
 
 
 def _signers_at_ref(ref: str, git_dir: Path | None) -> AllowedSigners:
@@ -151,6 +154,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     manifest.check_files(bundle, claimed, sizes)
     done("file hashes")
     run = records.load_run(bundle)
+    progress.suite = run.config.task_set.suite_label()
     records.check_consistency(bundle, run, claimed)
     progress.partial = run.status.status == "partial"
     display.check_display_names(bundle, run)
@@ -196,6 +200,7 @@ def verify_bundle(bundle: Path, options: VerifyOptions | None = None) -> BundleV
         "replayed": tuple(progress.replayed),
         "partial": progress.partial,
         "sample_basis": progress.sample_basis,
+        "suite": progress.suite,
     }
     if failure is None:
         return BundleVerdict(**common)  # type: ignore[arg-type]
