@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.records.run import AttemptRecord
+from bench.reports.tracetext import trace_text
 from bench.runner import RunRequest, start_run
 from bench.testing.mock_server import MockServer
 
@@ -46,6 +47,9 @@ def test_an_abandoned_plain_request_holds_its_slot_and_the_next_attempt_is_not_c
     assert second.trace.queue_s > 0.5
     assert second.trace.latency_s < 0.5
     assert all(e.latency_s < 0.5 for e in second.trace.exchanges)
+    # What a reader of the attempt sees: queue time apart from latency.
+    shown = trace_text(second)
+    assert f"latency {second.trace.latency_s:.3f}s (+{second.trace.queue_s:.3f}s queued)" in shown
 
 
 def test_an_abandoned_stream_is_closed_and_the_server_stops(

@@ -55,10 +55,12 @@ def attempt_lines(record: AttemptRecord, width: int | None = None, indent: str =
     if trace.retrieved:
         lines.append(f"{inner}retrieved: {', '.join(trace.retrieved)}")
     cost = "not measured" if trace.cost_usd is None else f"${trace.cost_usd:.6f}"
+    # Queue time (waiting for a request slot, docs/TARGETS.md) is not latency: shown apart.
+    queued = f" (+{trace.queue_s:.3f}s queued)" if trace.queue_s > 0 else ""
     lines.append(
         f"{inner}tokens {trace.usage.prompt_tokens} prompt / {trace.usage.completion_tokens} "
         f"completion / {trace.usage.cached_tokens} cached   cost {cost}   "
-        f"latency {trace.latency_s:.3f}s   {len(trace.exchanges)} model call(s)"
+        f"latency {trace.latency_s:.3f}s{queued}   {len(trace.exchanges)} model call(s)"
     )
     return lines
 
