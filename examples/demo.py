@@ -16,9 +16,6 @@ import shutil
 import sys
 from pathlib import Path
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from bench.board import BuildOptions, build
 from bench.core.errors import BenchError
 from bench.records import RunDir
@@ -27,6 +24,7 @@ from bench.runner import RunRequest, start_run
 from bench.signing.allowed_signers import signer_line
 from bench.signing.bundle import build_bundle
 from bench.signing.keys import public_line
+from bench.testing.keys import write_private_key
 from bench.verify.render import render_text
 from bench.verify.verifier import VerifyOptions, verify_bundle
 
@@ -53,17 +51,8 @@ def run_both(runs: Path) -> dict[str, RunDir]:
 
 def throwaway_key(out: Path) -> tuple[Path, Path]:
     """A fresh Ed25519 key (OpenSSH format) and an allowed_signers file registering it."""
-    key = Ed25519PrivateKey.generate()
     key_file = out / "demo-key" / "id_ed25519"
-    key_file.parent.mkdir(parents=True)
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.OpenSSH,
-            serialization.NoEncryption(),
-        )
-    )
-    key_file.chmod(0o600)
+    key = write_private_key(key_file)
     signers = out / "submissions" / "allowed_signers"
     signers.parent.mkdir(parents=True)
     signers.write_text(signer_line(ENTRANT, public_line(key.public_key())) + "\n")

@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bench.core.errors import HarnessFault
@@ -23,6 +22,7 @@ from bench.signing import public_line, signer_line
 from bench.signing.bundle import build_bundle
 from bench.targets.base import REQUEST_REFUSED, TargetSpec
 from bench.targets.http import HttpEndpoint
+from bench.testing.keys import write_private_key
 from bench.verify import VerifyOptions, verify_bundle
 
 from .conftest import ENTRANT, ROUTES, SLICE, TASKS, RouteRun, Servers, bench
@@ -55,17 +55,7 @@ def test_no_attempt_fails_for_the_shape_of_the_harness_requests(
 
 
 def _key(path: Path) -> Ed25519PrivateKey:
-    key = Ed25519PrivateKey.generate()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.OpenSSH,
-            serialization.NoEncryption(),
-        )
-    )
-    path.chmod(0o600)
-    return key
+    return write_private_key(path)
 
 
 def test_every_route_bundles_verifies_and_reaches_the_board(

@@ -35,6 +35,7 @@ from bench.suites.oracle import oracle
 from bench.tasks.expectations import Calls
 from bench.tasks.load import load_task_set
 from bench.tasks.model import ToolSpec
+from bench.testing.keys import write_private_key
 from bench.verify import Code, VerifyOptions, verify_bundle
 
 from .test_bfcl_import import ENTRANT as ORACLE_ENTRANT
@@ -83,17 +84,8 @@ def _oracle_entrant(tasks: Path, where: Path) -> Path:
 
 
 def _key(root: Path, name: str, key: Ed25519PrivateKey) -> Path:
-    from cryptography.hazmat.primitives import serialization
-
     path = root / "keys" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.OpenSSH,
-            serialization.NoEncryption(),
-        )
-    )
+    write_private_key(path, key)
     return path
 
 

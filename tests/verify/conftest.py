@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bench.runner import RunRequest, start_run
 from bench.signing import public_line, signer_line
 from bench.signing.bundle import build_bundle
+from bench.testing.keys import write_private_key
 
 MINI = Path(__file__).resolve().parent.parent / "fixtures" / "mini"
 ENTRANT = "mini-good"
@@ -29,14 +29,7 @@ class Session:
 
 
 def _write_key(path: Path, key: Ed25519PrivateKey) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.OpenSSH,
-            serialization.NoEncryption(),
-        )
-    )
+    write_private_key(path, key)
     return path
 
 

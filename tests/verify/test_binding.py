@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 import rfc8785
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bench.runner import RunRequest, start_run
 from bench.signing import public_line, sign, signer_line
 from bench.signing.bundle import build_bundle, deterministic_gzip
 from bench.testing.agent_server import AgentServer
+from bench.testing.keys import write_private_key
 from bench.verify import VerifyOptions, verify_bundle
 from bench.verify.provenance import (
     Content,
@@ -45,16 +45,8 @@ def keys(tmp_path: Path) -> dict[str, Path]:
     out = {}
     lines = []
     for name in ENTRANTS:
-        key = Ed25519PrivateKey.generate()
         path = tmp_path / "keys" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(
-            key.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.OpenSSH,
-                serialization.NoEncryption(),
-            )
-        )
+        key = write_private_key(path)
         out[name] = path
         lines.append(signer_line(name, public_line(key.public_key())) + "\n")
     signers = tmp_path / "submissions" / "allowed_signers"

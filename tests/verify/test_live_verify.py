@@ -30,7 +30,6 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -41,6 +40,7 @@ from bench.runner import RunRequest, start_run
 from bench.signing import public_line, signer_line
 from bench.signing.bundle import build_bundle
 from bench.stats import sign_flip_pvalue as stats_sign_flip
+from bench.testing.keys import write_private_key
 from bench.testing.mock_server import MockServer
 from bench.verify import VerifyOptions
 from bench.verify import live_run as live_run_module
@@ -75,13 +75,7 @@ class Live:
 
 
 def _private_key_file(path: Path, key: Ed25519PrivateKey) -> Path:
-    path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.OpenSSH,
-            serialization.NoEncryption(),
-        )
-    )
+    write_private_key(path, key)
     return path
 
 

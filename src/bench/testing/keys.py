@@ -1,0 +1,27 @@
+"""Throw-away signing keys for tests, demos and examples: never a maintainer's key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+
+def write_private_key(path: Path, key: Ed25519PrivateKey | None = None) -> Ed25519PrivateKey:
+    """Write ``key`` (a new one when None) to ``path`` as an unencrypted OpenSSH private key,
+    readable by its owner only, as ``ssh-keygen`` writes one; the key."""
+    key = key if key is not None else Ed25519PrivateKey.generate()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.OpenSSH,
+            serialization.NoEncryption(),
+        )
+    )
+    path.chmod(0o600)
+    return key
+
+
+__all__ = ["write_private_key"]
