@@ -26,6 +26,7 @@ are in it, as the user pays them.
 
     .venv/bin/python benchmarks/bench_process.py            # about 3 minutes on 2 cores
     .venv/bin/python benchmarks/bench_process.py --quick    # one round, fewer requests, ~30 s
+    .venv/bin/python benchmarks/bench_process.py --rss-only --rounds 2   # peak RSS, 172 x 5
 
 Each round also runs both tools once with a minimal selection (one task; one scenario) at
 c=1 on the first server: what a run costs apart from its requests (start-up, the end-of-run
@@ -311,6 +312,61 @@ def _pairs(samples: list[Sample], server: str, level: int) -> list[tuple[Sample,
     return list(zip(bench, teb, strict=False))
 
 
+SCRIPTED_TARGET = ROOT / "examples" / "targets" / "support-bot-v1.yaml"
+
+
+def _bench_usage(arguments: list[str], work: Path) -> tuple[float, int]:
+    """A whole ``bench run`` process: its CPU seconds and peak RSS (KiB), from ``os.wait4``."""
+    command = [str(BENCH), "run", "--tasks", str(ROOT / "tasks"), "--corpora"]
+    command += [str(ROOT / "corpora"), "--runs-dir", str(work / "runs"), *arguments]
+    errors = work / "stderr.txt"
+    with errors.open("w") as err:
+        process = subprocess.Popen(
+            command, cwd=work, env=_env(), stdout=subprocess.DEVNULL, stderr=err
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{errors.read_text()[-2000:]}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def rss_only(args: argparse.Namespace, root: Path) -> None:
+    """Peak RSS of 172 x R runs (issue 19, point 3) for each kind of entrant: scripted
+    (``examples/targets/support-bot-v1.yaml``), a replay of that run's cassette, and an HTTP
+    ``openai`` target against the ``typical`` server at ``--concurrency`` 8."""
+    repeats = args.rss_repeats
+    print(f"  peak RSS of 172 tasks x {repeats} repeats, {args.rounds} round(s)")
+    figures: dict[str, list[tuple[float, int]]] = {"scripted": [], "replay": [], "http": []}
+    for index in range(args.rounds):
+        work = root / f"rss-{index}"
+        work.mkdir(parents=True)
+        common = ["--repeats", str(repeats), "--progress", "none"]
+        figures["scripted"].append(_bench_usage(["--target", str(SCRIPTED_TARGET), *common], work))
+        recorded = next(p for p in (work / "runs").iterdir() if (p / "config.json").is_file())
+        figures["replay"].append(_bench_usage(["--replay", recorded.name, *common], work))
+        server = Server("typical", not args.no_pin)
+        try:
+            target = write_target(work / "http.target.yaml", server.url)
+            http = ["--target", str(target), "--concurrency", "8", *common]
+            figures["http"].append(_bench_usage(http, work))
+        finally:
+            server.stop()
+        line = "   ".join(
+            f"{kind} {runs[-1][1] / 1024:.1f} MiB {runs[-1][0]:.2f} s CPU"
+            for kind, runs in figures.items()
+        )
+        print(f"  round {index + 1}: {line}", flush=True)
+    print("\n| entrant | peak RSS MiB (median) | min-max | CPU s (median) |")
+    print("|---|---|---|---|")
+    for kind, runs in figures.items():
+        peaks = [rss / 1024 for _, rss in runs]
+        cpu = [c for c, _ in runs]
+        print(
+            f"| {kind} | {_median(peaks):.1f} | {min(peaks):.1f}-{max(peaks):.1f} | "
+            f"{_median(cpu):.2f} |"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -326,6 +382,12 @@ def main() -> int:
     )
     parser.add_argument("--quick", action="store_true", help="1 round, 1 repeat, 2 trials")
     parser.add_argument("--keep", type=Path, help="work here and keep the run directories")
+    parser.add_argument(
+        "--rss-only",
+        action="store_true",
+        help="only the peak RSS of scripted, replay and HTTP runs of 172 tasks x --rss-repeats",
+    )
+    parser.add_argument("--rss-repeats", type=int, default=5)
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.repeats, args.trials = 1, 1, 2
@@ -339,6 +401,14 @@ def main() -> int:
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; load average "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
+    if args.rss_only:
+        root = args.keep or Path(tempfile.mkdtemp(prefix="bench-process-"))
+        try:
+            rss_only(args, root)
+        finally:
+            if args.keep is None:
+                shutil.rmtree(root, ignore_errors=True)
+        return 0
     args.teb_python = ensure_teb(args.teb_venv) if "teb" in tools else None
     print(
         f"  bench run: 172 tasks x {args.repeats} repeat(s); tool-eval-bench: 69 scenarios x "

@@ -153,7 +153,7 @@ def run(
     from bench.core.rng import DEFAULT_SEED
     from bench.reports import render_summary, summarize
     from bench.runner import JsonLinesProgress, NullProgress, RunRequest, resume_run, start_run
-    from bench.runner.progress import ProgressSink
+    from bench.runner.progress import KeepRecords, ProgressSink
     from bench.runner.shards import parse_shard
 
     def caps(prefix: str) -> Budget:
@@ -209,14 +209,17 @@ def run(
             sink = stack.enter_context(BarProgress())
         else:
             sink = NullProgress()
+        kept = KeepRecords(sink)
         if resume_ref:
             run_dir, status = resume_run(resume_ref, request, sink)
         else:
-            run_dir, status = start_run(request, sink)
+            run_dir, status = start_run(request, kept)
     from bench.reports.history import DEFAULT_DB, index_run, open_db
 
-    # Built once: reading and checking every attempt file again is most of a summary's cost.
-    summary = summarize(run_dir)
+    # Built once, and for a new run from the records its engine wrote: reading and checking
+    # every attempt file again was most of a summary's cost. A resumed run's are read.
+    summary = summarize(run_dir, records=None if resume_ref else kept.records)
+    del kept  # the summary holds the records now
     db = open_db(runs_dir / DEFAULT_DB)  # the local history `bench history` and `leaderboard` read
     try:
         index_run(db, run_dir.path, summary)

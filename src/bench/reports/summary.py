@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -161,9 +162,20 @@ def p95(values: list[float]) -> float | None:
     return float(np.percentile(np.asarray(values), 95, method="inverted_cdf"))
 
 
-def summarize(run: RunDir, seed: int | None = None) -> RunSummary:
+def summarize(
+    run: RunDir, seed: int | None = None, records: Iterable[AttemptRecord] | None = None
+) -> RunSummary:
+    """The run's summary. ``records``: every attempt record of the run, when the caller already
+    holds them (``bench run`` keeps each one its engine wrote, ``KeepRecords``), so the attempt
+    files are not read and validated again; the run's config and status are always read."""
     config, status = run.config(), run.status()
-    records = tuple(sorted(run.attempts(), key=lambda r: (r.task_id, r.repeat)))
+    found = run.attempts() if records is None else records
+    return _summary(config, status, tuple(sorted(found, key=lambda r: (r.task_id, r.repeat))), seed)
+
+
+def _summary(
+    config: RunConfig, status: RunStatus, records: tuple[AttemptRecord, ...], seed: int | None
+) -> RunSummary:
     by_task: dict[str, list[AttemptRecord]] = defaultdict(list)
     for record in records:
         by_task[record.task_id].append(record)

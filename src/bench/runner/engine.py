@@ -18,6 +18,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bench.core.clock import ATTEMPT_CLOCK, utc_now
 from bench.core.errors import HarnessFault, fault_code
@@ -25,7 +26,6 @@ from bench.corpus import Corpus, CorpusLibrary
 from bench.records.run import AttemptKey, AttemptRecord, RunConfig, RunStatus
 from bench.records.store import RunDir, exchange_lines
 from bench.scorers import safety_violations, score_attempt
-from bench.scorers.judge.service import RunJudge
 from bench.targets.base import Target, is_agent
 from bench.targets.cassette import current_attempt
 from bench.tasks.expectations import default_axis
@@ -37,8 +37,14 @@ from .attempt import Attempt, EntrantFault
 from .budget import Meter, OverBudget, effective_budget
 from .progress import NullProgress, ProgressSink
 
+if TYPE_CHECKING:  # the judge's client and calibration load only for a run with a judge
+    from bench.scorers.judge.service import RunJudge
+
 STATUS_EVERY_S = 1.0  # how often status.json follows the attempts while they finish
 WRITER_THREADS = 4  # fsyncs of different attempt files overlap; more buys nothing on 2 cores
+# Finished attempts waiting for a writer thread, beyond those running: a fast entrant (scripted,
+# replay) can outrun the fsyncs, and without a bound every record of the run could queue.
+WRITE_BACKLOG = 2 * WRITER_THREADS
 
 
 @dataclass(frozen=True)
@@ -221,6 +227,7 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     skipped: list[AttemptKey] = []
     exhausted_reason: list[str] = []
     gate = asyncio.Semaphore(config.concurrency)
+    room = asyncio.Semaphore(config.concurrency + WRITE_BACKLOG)  # held until the file is written
     status_lock = asyncio.Lock()
     session_start = time.perf_counter()
     status_written = session_start
@@ -243,30 +250,31 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
 
     async def one(task: Task, repeat: int) -> None:
         nonlocal done, status_written
-        async with gate:
-            run_meter.seconds = status.elapsed_s + (time.perf_counter() - session_start)
-            spent = run_meter.exhausted()
-            if spent:
-                if not exhausted_reason:
-                    exhausted_reason.append("run budget: " + "; ".join(t for _, t in spent))
-                skipped.append(AttemptKey(task_id=task.id, repeat=repeat))
-                sink.skipped(task.id, repeat, exhausted_reason[0])
-                return
-            record = await perform_attempt(plan, task, repeat)
-            # Spent before anything yields: an attempt that starts next sees this one's
-            # tokens and dollars.
-            _spend(run_meter, record)
-        # The slot bounds what talks to the entrant, not the disk: the next attempt starts
-        # while this file is written (docs/DECISIONS.md 27). Done counts written files only.
-        lines = await loop.run_in_executor(writer, write, record)
-        done += 1
-        if config.record_cassette:
-            exchanges.append((record.task_id, record.repeat, lines))
-        sink.attempt(record, done, total)
-        if time.perf_counter() - status_written >= STATUS_EVERY_S and not status_lock.locked():
-            async with status_lock:  # one status write at a time: never an older over a newer
-                status_written = time.perf_counter()
-                await loop.run_in_executor(writer, plan.run.write_status, current())
+        async with room:
+            async with gate:
+                run_meter.seconds = status.elapsed_s + (time.perf_counter() - session_start)
+                spent = run_meter.exhausted()
+                if spent:
+                    if not exhausted_reason:
+                        exhausted_reason.append("run budget: " + "; ".join(t for _, t in spent))
+                    skipped.append(AttemptKey(task_id=task.id, repeat=repeat))
+                    sink.skipped(task.id, repeat, exhausted_reason[0])
+                    return
+                record = await perform_attempt(plan, task, repeat)
+                # Spent before anything yields: an attempt that starts next sees this one's
+                # tokens and dollars.
+                _spend(run_meter, record)
+            # The slot bounds what talks to the entrant, not the disk: the next attempt starts
+            # while this file is written (docs/DECISIONS.md 27). Done counts written files only.
+            lines = await loop.run_in_executor(writer, write, record)
+            done += 1
+            if config.record_cassette:
+                exchanges.append((record.task_id, record.repeat, lines))
+            sink.attempt(record, done, total)
+            if time.perf_counter() - status_written >= STATUS_EVERY_S and not status_lock.locked():
+                async with status_lock:  # one status write at a time: never an older over a newer
+                    status_written = time.perf_counter()
+                    await loop.run_in_executor(writer, plan.run.write_status, current())
 
     try:
         pending = [asyncio.ensure_future(one(task, repeat)) for task, repeat in work]

@@ -73,4 +73,28 @@ class JsonLinesProgress:
         )
 
 
-__all__ = ["JsonLinesProgress", "NullProgress", "ProgressSink"]
+class KeepRecords:
+    """Passes every event on to ``sink`` and keeps each attempt record, once its file is
+    written: ``bench run`` builds its summary from them instead of reading every attempt file
+    back (``summarize(run, records=...)``). Only the attempts of this session: a resumed run's
+    earlier ones are on disk only."""
+
+    def __init__(self, sink: ProgressSink) -> None:
+        self.sink = sink
+        self.records: list[AttemptRecord] = []
+
+    def started(self, run_id: str, total: int, done: int) -> None:
+        self.sink.started(run_id, total, done)
+
+    def attempt(self, record: AttemptRecord, done: int, total: int) -> None:
+        self.records.append(record)
+        self.sink.attempt(record, done, total)
+
+    def skipped(self, task_id: str, repeat: int, reason: str) -> None:
+        self.sink.skipped(task_id, repeat, reason)
+
+    def finished(self, status: RunStatus) -> None:
+        self.sink.finished(status)
+
+
+__all__ = ["JsonLinesProgress", "KeepRecords", "NullProgress", "ProgressSink"]

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bench import HARNESS_VERSION
 from bench.core.budget import Budget
@@ -22,7 +22,6 @@ from bench.core.rng import DEFAULT_SEED
 from bench.corpus import CorpusLibrary
 from bench.records.run import RunConfig, RunStatus, TaskSetRef, TaskSubset
 from bench.records.store import RunDir, RunStore
-from bench.scorers.judge.service import RunJudge
 from bench.targets.base import Target, TargetSpec
 from bench.targets.load import build_target, read_target_spec
 from bench.targets.probe import server_identity
@@ -32,6 +31,9 @@ from bench.world import check_task_set
 from .engine import RunPlan, execute
 from .progress import ProgressSink
 from .shards import Shard, ShardInfo, empty_shard, read_shard_info, write_shard_info
+
+if TYPE_CHECKING:  # the judge's client and calibration load only for a run with a judge
+    from bench.scorers.judge.service import RunJudge
 
 T = TypeVar("T")
 

@@ -28,16 +28,15 @@ import json
 import os
 import random
 import re
+import sys
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlsplit
-
-import httpx
 
 from bench import __version__
 from bench.core.errors import EntrantError, HarnessFault
@@ -52,6 +51,9 @@ from .base import (
     TargetSpec,
 )
 from .inflight import InFlight
+
+if TYPE_CHECKING:  # httpx is imported only by an endpoint that uses it (``HttpEndpoint._http``)
+    import httpx
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
 MAX_ERROR_BYTES = 64 * 1024
@@ -269,20 +271,41 @@ def classify_status(status: int, headers: Mapping[str, str], body: bytes) -> Fai
     )
 
 
-def _transport_failure(exc: httpx.HTTPError | wire.WireError) -> Failure:
+def _loaded_httpx() -> Any:
+    """httpx if this process has imported it, else None. An httpx error can only come from an
+    endpoint that imported httpx, so a check for one never needs to import it."""
+    return sys.modules.get("httpx")
+
+
+def _is_transport_error(exc: Exception) -> bool:
+    """Whether ``exc`` is one of the transport's own errors (``wire``'s or httpx's)."""
+    if isinstance(exc, wire.WireError):
+        return True
+    httpx_module = _loaded_httpx()
+    return httpx_module is not None and isinstance(exc, httpx_module.HTTPError)
+
+
+def _transport_failure(exc: Exception) -> Failure:
+    """The failure for one of the transport's errors (``_is_transport_error``)."""
     kind = type(exc).__name__
     text = str(exc) or kind
-    if isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError | wire.ConnectError):
+    httpx_module = _loaded_httpx() if not isinstance(exc, wire.WireError) else None
+    if isinstance(exc, wire.ConnectError) or (
+        httpx_module is not None
+        and isinstance(exc, httpx_module.ConnectTimeout | httpx_module.ConnectError)
+    ):
         return Failure(
             code="ENDPOINT_UNREACHABLE", message=f"cannot connect ({kind}: {text})", retryable=True
         )
-    if isinstance(exc, httpx.TimeoutException | wire.WireTimeout):
+    if isinstance(exc, wire.WireTimeout) or (
+        httpx_module is not None and isinstance(exc, httpx_module.TimeoutException)
+    ):
         return Failure(code="ENDPOINT_TIMEOUT", message=f"timed out ({kind})", retryable=True)
-    if isinstance(exc, httpx.UnsupportedProtocol):
+    if httpx_module is not None and isinstance(exc, httpx_module.UnsupportedProtocol):
         return Failure(
             code="ENDPOINT_UNREACHABLE", message=f"cannot connect ({kind}: {text})", retryable=False
         )
-    if isinstance(exc, httpx.DecodingError):
+    if httpx_module is not None and isinstance(exc, httpx_module.DecodingError):
         return Failure(
             code="ENDPOINT_BAD_JSON",
             message=f"the body could not be decoded ({text})",
@@ -390,6 +413,8 @@ class HttpEndpoint:
             if self.transport == "wire":
                 self._client = wire.Pool(connect_s=t.connect_s, read_s=t.read_s)
                 return self._client
+            import httpx  # only here: start-up of a run over ``wire`` does not pay for it
+
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(
                     connect=t.connect_s, read=t.read_s, write=t.read_s, pool=t.connect_s
@@ -500,7 +525,9 @@ class HttpEndpoint:
                 )
             except AttemptFailed as exc:
                 failure = exc.failure
-            except (httpx.HTTPError, wire.WireError) as exc:
+            except Exception as exc:
+                if not _is_transport_error(exc):
+                    raise
                 failure = _transport_failure(exc)
             entry: dict[str, Any] = {
                 "attempt": number,

@@ -1,0 +1,146 @@
+"""Issue 19, a run's whole cost: a summary from the records a run kept equals one read back from
+its files; the cassette is written line by line to the same bytes; the writer threads' backlog
+is bounded; a run without a judge does not import the judge's client."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.records import AttemptRecord
+from bench.records.store import RunDir, cassette_line
+from bench.reports import render_json, render_markdown, render_summary, summarize
+from bench.runner import NullProgress, RunRequest, engine, start_run
+from bench.runner.progress import KeepRecords
+
+
+def request(mini: Path, **changes: Any) -> RunRequest:
+    values: dict[str, Any] = {
+        "tasks": mini / "tasks",
+        "target_file": mini / "targets" / "good.yaml",
+        "runs_dir": mini / "runs",
+        "repeats": 3,
+        "concurrency": 4,
+    }
+    values.update(changes)
+    return RunRequest(**values)
+
+
+@pytest.mark.parametrize("target", ["good.yaml", "crashes_on_refunds.yaml", "bad_arguments.yaml"])
+def test_a_summary_of_the_kept_records_equals_one_read_from_the_files(
+    mini: Path, target: str
+) -> None:
+    kept = KeepRecords(NullProgress())
+    run, status = start_run(request(mini, target_file=mini / "targets" / target), kept)
+    assert len(kept.records) == status.attempts_total
+    read = summarize(run)
+    held = summarize(run, records=kept.records)
+    assert held == read
+    assert held.records == read.records
+    assert render_markdown(held) == render_markdown(read)
+    assert render_json(held) == render_json(read)
+    assert render_summary(held) == render_summary(read)
+
+
+def test_keep_records_passes_every_event_on(mini: Path) -> None:
+    events: list[tuple[str, Any]] = []
+
+    class Seen(NullProgress):
+        def started(self, run_id: str, total: int, done: int) -> None:
+            events.append(("started", total))
+
+        def attempt(self, record: AttemptRecord, done: int, total: int) -> None:
+            events.append(("attempt", (record.task_id, record.repeat)))
+
+        def finished(self, status: Any) -> None:
+            events.append(("finished", status.status))
+
+    kept = KeepRecords(Seen())
+    start_run(request(mini, repeats=2), kept)
+    attempts = [value for name, value in events if name == "attempt"]
+    assert attempts == [(r.task_id, r.repeat) for r in kept.records]
+    assert events[0][0] == "started" and events[-1] == ("finished", "complete")
+
+
+def test_the_cassette_written_line_by_line_is_the_joined_lines(tmp_path: Path) -> None:
+    run = RunDir(tmp_path / "run")
+    entries = [
+        ("t-1", 0, '{"index":0,"x":"ü"}'),
+        ("t-1", 1, '{"index":0}'),
+        ("t-2", 0, '{"index":1}'),
+    ]
+    written = run.write_cassette_lines(iter(entries))
+    expected = "\n".join(cassette_line(t, r, line) for t, r, line in entries) + "\n"
+    assert written.read_bytes() == expected.encode()
+    assert [json.loads(line)["task_id"] for line in written.read_text().splitlines()] == [
+        "t-1",
+        "t-1",
+        "t-2",
+    ]
+    assert run.write_cassette_lines([]).read_bytes() == b""
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["cassette.jsonl"]
+
+
+def test_finished_attempts_wait_for_a_writer_within_a_bound(
+    mini: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fast entrant outruns the fsyncs: at most ``concurrency + WRITE_BACKLOG`` attempts are
+    between their start and their written file at once (every record queued before)."""
+    monkeypatch.setattr(engine, "WRITE_BACKLOG", 1)
+    live = [0]
+    most = [0]
+    perform = engine.perform_attempt
+
+    async def counted(plan: Any, task: Any, repeat: int) -> AttemptRecord:
+        live[0] += 1
+        most[0] = max(most[0], live[0])
+        return await perform(plan, task, repeat)
+
+    original_write = RunDir.write_attempt
+
+    def slow_write(self: RunDir, record: AttemptRecord, lines: Any = None) -> Path:
+        time.sleep(0.01)  # the writer threads fall behind the scripted entrant
+        return original_write(self, record, lines)
+
+    def done_writing(self: Any, record: AttemptRecord, done: int, total: int) -> None:
+        live[0] -= 1
+
+    monkeypatch.setattr(engine, "perform_attempt", counted)
+    monkeypatch.setattr(RunDir, "write_attempt", slow_write)
+    monkeypatch.setattr(NullProgress, "attempt", done_writing)
+    run, status = start_run(request(mini, repeats=4, concurrency=2), NullProgress())
+    assert status.status == "complete"
+    assert len(run.attempts()) == status.attempts_total > 3
+    # Two talking to the entrant and one waiting for its write, at most; unbounded, every
+    # attempt of the run was started before the first file was written.
+    assert 2 <= most[0] <= 3
+
+
+def test_a_run_without_a_judge_does_not_import_the_judge_client(mini: Path) -> None:
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from bench.runner import RunRequest, start_run\n"
+        f"mini = Path({str(mini)!r})\n"
+        "start_run(RunRequest(tasks=mini / 'tasks', target_file=mini / 'targets' / 'good.yaml',"
+        " runs_dir=mini / 'runs'))\n"
+        "import json\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('bench.scorers.judge'))))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    loaded = set(json.loads(result.stdout))
+    assert "bench.scorers.judge" in loaded  # the scorer registers, and nothing heavier loads
+    assert not loaded & {
+        "bench.scorers.judge.service",
+        "bench.scorers.judge.client",
+        "bench.scorers.judge.calibration",
+        "bench.scorers.judge.cache",
+    }
