@@ -7,17 +7,18 @@ import json
 import subprocess
 import sys
 
-# Run in a fresh interpreter where importing httpx fails: ``bench.targets`` itself still
-# imports it (the probe), so it is removed after that import, as if it had never been loaded.
+# Run in a fresh interpreter where importing httpx fails from the start: the targets, the
+# runner and the probe's module import it only when an endpoint or a probe uses it.
 CODE = """
-import asyncio, json, socket, sys
+import sys
+sys.modules["httpx"] = None
+import asyncio, json, socket
 from pathlib import Path
 from bench.core.errors import EntrantError
 from bench.core.trace import Message
 from bench.targets import ModelRequest, TargetSpec, build_target
 from bench.testing.mock_server import MockServer
-for name in [m for m in sys.modules if m == "httpx" or m.startswith("httpx.")]:
-    sys.modules[name] = None
+import bench.runner, bench.targets.probe, bench.cli.run_cmd
 
 def spec(url, **fields):
     return TargetSpec.model_validate({

@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:  # only a probe's answers are read here; a run need not import httpx
+    import httpx
 
 GGUF_TYPE = re.compile(
     r"(?<![A-Za-z0-9])(I?Q[1-8](?:_[0-9A-Z]+)*|BF16|F16|F32)(?![A-Za-z0-9])", re.IGNORECASE

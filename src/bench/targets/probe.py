@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
 from pydantic import Field
 
 from bench.core.models import Strict
@@ -22,6 +21,9 @@ from bench.core.models import Strict
 from . import declared as declarations
 from .base import TargetSpec
 from .http import closing
+
+if TYPE_CHECKING:  # imported when a probe runs: a run of a scripted or replayed entrant never does
+    import httpx
 
 PATHS = (
     "/v1/models",
@@ -123,6 +125,8 @@ def declared(text: str) -> str | None:
 
 
 async def _get(client: httpx.AsyncClient, url: str, timeout_s: float) -> httpx.Response | str:
+    import httpx
+
     try:
         async with asyncio.timeout(timeout_s):
             async with client.stream("GET", url) as response:
@@ -230,6 +234,8 @@ async def probe(
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
     host = (urlsplit(root).hostname or "").lower()
     loopback = host in ("localhost", "::1") or host.startswith("127.")
+    import httpx
+
     async with httpx.AsyncClient(
         timeout=httpx.Timeout(timeout_s), headers=headers, trust_env=not loopback
     ) as client:
