@@ -22,7 +22,7 @@ Invoke = Callable[..., tuple[int, str, str]]
 
 def test_index_run_is_idempotent(mini_runs: dict[str, RunDir], tmp_path: Path) -> None:
     db = open_db(tmp_path / "h.sqlite3")
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     run = mini_runs["crashes_on_refunds"]
     for _ in range(2):
@@ -167,13 +167,15 @@ def test_version_1_history_is_migrated_and_reindexed(
     with sqlite3.connect(path) as raw:  # back to what version 1 held
         raw.execute("ALTER TABLE runs DROP COLUMN subset")
         raw.execute("ALTER TABLE runs DROP COLUMN reference")
+        raw.execute("ALTER TABLE runs DROP COLUMN suite")
         raw.execute("PRAGMA user_version = 1")
     raw.close()
-    assert len(MIGRATIONS) == 2
+    assert len(MIGRATIONS) == 3
     db = open_db(path)
     assert {r["status_updated_at"] for r in db.execute("SELECT * FROM runs")} == {""}
     assert sorted(sync(db, mini / "runs")) == sorted(r.run_id for r in mini_runs.values())
     assert all(row.subset is None and row.reference is None for row in list_runs(db))
+    assert {row.suite for row in list_runs(db)} == {"bench-suite"}  # migration 3, re-read
 
 
 def test_leaderboard_orders_equal_shown_headlines_by_id(

@@ -181,6 +181,28 @@ def test_a_run_records_its_suite_and_bench_show_names_it(suites: Suites) -> None
     assert manifest["suite"] == {"name": "bfcl-v4", "version": "2026.3.23"}
 
 
+def test_the_local_history_and_leaderboard_name_the_suite(suites: Suites, tmp_path: Path) -> None:
+    from bench.reports.board import leaderboard, list_runs
+    from bench.reports.boardtext import render_history, render_leaderboard
+    from bench.reports.history import index_run, open_db
+
+    db = open_db(tmp_path / "history.sqlite3")
+    try:
+        for run in (suites.bfcl_run, suites.mini_run):
+            index_run(db, run.path)
+        rows = {row.entrant: row for row in list_runs(db)}
+        cohorts = leaderboard(db, seed=1)
+    finally:
+        db.close()
+    assert rows["bfcl-oracle"].suite == "bfcl-v4 2026.3.23"
+    assert rows["mini-good"].suite == DEFAULT_SUITE_NAME
+    assert "complete, suite bfcl-v4 2026.3.23" in render_history(list(rows.values()))
+    assert sorted(c.suite or "" for c in cohorts) == [DEFAULT_SUITE_NAME, "bfcl-v4 2026.3.23"]
+    text = render_leaderboard(cohorts)
+    assert text.count("(suite bfcl-v4 2026.3.23, public") == 1
+    assert "suite bench-suite" not in text  # the project's own suite is not said
+
+
 def test_cohorts_and_fingerprints_never_mix_suites(suites: Suites) -> None:
     bfcl = suites.bfcl_run.config()
     mini = suites.mini_run.config()

@@ -30,6 +30,8 @@ class HistoryRow(Strict):
     """``subset: 43 of 86 public tasks`` for a run on part of its split."""
     reference: str | None = None
     """The baseline's name for a reference run (never ranked)."""
+    suite: str | None = None
+    """The suite of the run's task set: ``bfcl-v4 2026.3.23``, ``bench-suite`` (the project's)."""
     split: str | None
     repeats: int
     headline: float | None
@@ -61,6 +63,8 @@ class Cohort(Strict):
     cohort_key: str
     split: str | None
     subset: str | None = None
+    suite: str | None = None
+    """Every run of a cohort is of one suite (the suite is part of the cohort key)."""
     repeats: int
     seed: int
     B: int
@@ -168,6 +172,7 @@ def leaderboard(
                 cohort_key=key,
                 split=first.split,
                 subset=first.subset,
+                suite=first.suite,
                 repeats=first.repeats,
                 seed=seed,
                 B=B,

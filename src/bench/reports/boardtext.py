@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bench.core.suite import DEFAULT_SUITE_NAME
+
 from .board import Cohort, HistoryRow
 from .order import shown
 
@@ -22,6 +24,11 @@ def _grid(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]
     ]
 
 
+def _suite(label: str | None) -> str | None:
+    """``suite bfcl-v4 2026.3.23`` for an imported suite; nothing for the project's own."""
+    return None if label is None or label == DEFAULT_SUITE_NAME else f"suite {label}"
+
+
 def render_history(rows: list[HistoryRow]) -> str:
     if not rows:
         return "no runs in the history\n"
@@ -33,7 +40,9 @@ def render_history(rows: list[HistoryRow]) -> str:
             r.run_id,
             r.entrant,
             r.model or "",
-            ", ".join(x for x in (r.status, r.subset, r.reference and "reference") if x),
+            ", ".join(
+                x for x in (r.status, _suite(r.suite), r.subset, r.reference and "reference") if x
+            ),
             _score(r),
             f"{r.tasks_passed}/{r.tasks_scored}",
             str(r.errored),
@@ -53,6 +62,8 @@ def render_leaderboard(cohorts: list[Cohort]) -> str:
         entries = cohort.entries
         ranked = [e for e in entries if not e.reference]
         where = cohort.split or "all splits"
+        if _suite(cohort.suite):
+            where = f"{_suite(cohort.suite)}, {where}"
         if cohort.subset:
             where += f", {cohort.subset}"
         lines.append(

@@ -77,6 +77,12 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE runs ADD COLUMN reference TEXT;
     UPDATE runs SET status_updated_at = '';
     """,
+    # 3: the suite a run's task set belongs to (``bfcl-v4 2026.3.23``; ``bench-suite`` for the
+    # project's own); every run indexed before is re-read, as in 2.
+    """
+    ALTER TABLE runs ADD COLUMN suite TEXT;
+    UPDATE runs SET status_updated_at = '';
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 DEFAULT_DB = "history.sqlite3"
@@ -143,6 +149,7 @@ def index_run(db: sqlite3.Connection, run_dir: Path, summary: RunSummary | None 
         "cohort_key": config.cohort_key(),
         "subset": config.task_set.subset_label(),
         "reference": config.reference(),
+        "suite": config.task_set.suite_label(),
         "status": status.status,
         "headline": None if head is None else head.score.value,
         "headline_lo": None if head is None else head.score.interval.lo,

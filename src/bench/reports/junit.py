@@ -51,6 +51,7 @@ def render_junit(summary: RunSummary) -> str:
         f"{head.score.interval.hi:.6f}] {head.score.interval.method}",
         "cost": summary.cost_note,
         **({"subset": label} if (label := config.task_set.subset_label()) else {}),
+        **({} if config.task_set.suite.is_default else {"suite": config.task_set.suite_label()}),
         **({"reference": name} if (name := config.reference()) else {}),
     }
     for name, value in properties.items():
