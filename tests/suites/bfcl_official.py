@@ -3,7 +3,11 @@
 One JSON object per input line: ``key``, ``category``, ``functions`` (BFCL's function docs as
 the data file has them), ``answer`` (the possible answer, None for (ir)relevance) and
 ``output`` (the decoded calls, ``[{name: arguments}, ...]``, names as an OpenAI-style model
-sends them: ``.`` → ``_``). One line out per case: ``{"key", "valid", "error"}``.
+sends them: ``.`` → ``_``), or instead ``raw``: a real model's response as BFCL's OpenAI
+function-calling handler records it (``[{name: arguments string}, ...]``, or the message
+content when no tool was called), decoded here as that handler and the evaluator do (a decode
+failure: no call for (ir)relevance, ``ast_decoder:decoder_failed`` otherwise). One line out per
+case: ``{"key", "valid", "error"}``.
 
 The checker module imports ``bfcl_eval.constants.model_config`` only for
 ``MODEL_CONFIG_MAPPING[name].underscore_to_dot``; that module imports every model handler (and
@@ -44,9 +48,32 @@ def _language(category: str) -> Language:
     return Language.PYTHON
 
 
+def decode_fc(result: object) -> list:
+    """``OpenAICompletionsHandler.decode_ast`` for a function-calling model (bfcl_eval/
+    model_handler/api_inference/openai_completion.py), copied because importing the handler
+    needs the openai SDK: ``result`` is what the handler recorded, ``[{name: arguments
+    string}, ...]`` when the model called tools, else the message content; it raises when that
+    is not a list of calls with JSON arguments."""
+    decoded = []
+    for invoked_function in result:  # type: ignore[attr-defined]
+        name = list(invoked_function.keys())[0]
+        params = json.loads(invoked_function[name])
+        decoded.append({name: params})
+    return decoded
+
+
 def check(case: dict) -> dict:
     category = case["category"]
-    output = case["output"]
+    if "raw" in case:  # a model's response as BFCL's handler records it: decode it first
+        try:
+            output = decode_fc(case["raw"])
+        except Exception as exc:  # the evaluator's own except: not a valid call format
+            if "relevance" in category:
+                valid = "irrelevance" in category
+                return {"valid": valid, "error": None if valid else "relevance rule"}
+            return {"valid": False, "error": f"ast_decoder:decoder_failed ({exc})"}
+    else:
+        output = case["output"]
     if "relevance" in category:  # irrelevance and live_relevance
         called = not is_empty_output(output)
         valid = not called if "irrelevance" in category else called

@@ -4,9 +4,13 @@ For every imported task, outputs are built from the ground truth by fixed pertur
 exact answer, a second listed value, a wrong type, a wrong value, a case and whitespace change,
 a missing optional and a missing required argument, an extra argument, an int for a float, a
 wrong function name, reordered / extra / missing calls, and for (ir)relevance no call or a
-spurious one). Each output is scored by ``bench.scorers.calls`` and by
-``bfcl_eval``'s ``ast_checker`` (tests/suites/bfcl_official.py); the two must agree on at least
-99.5 % of them, and every disagreement must be the one listed in docs/SUITES.md.
+spurious one). Beside them, a real model's outputs: SmolLM2-135M-Instruct's first responses to
+a stratified sample of tasks, recorded through the real llama-cpp-python server
+(tests/suites/record_smollm2.py, committed as tests/suites/data/smollm2-outputs.json), given
+to our check as the harness parsed them and to BFCL's as its OpenAI handler records them. Each
+output is scored by ``bench.scorers.calls`` and by ``bfcl_eval``'s ``ast_checker``
+(tests/suites/bfcl_official.py); the two must agree on at least 99.5 % of them, and every
+disagreement must be the one listed in docs/SUITES.md.
 """
 
 from __future__ import annotations
@@ -186,11 +190,15 @@ def signatures_of(task: Task) -> dict[str, Signature]:
     }
 
 
-def trace_of(output: Output) -> Trace:
+def trace_of(output: Output | list[ToolCallRequest]) -> Trace:
+    """The trace of an attempt whose first response made these calls (every one handled, a
+    malformed one refused, as the agent loop does), then answered."""
     messages = [Message(role="user", content="(the task's question)")]
     requests = [
-        ToolCallRequest(id=f"call-{i}", name=name, arguments=args)
-        for i, (name, args) in enumerate(output)
+        call
+        if isinstance(call, ToolCallRequest)
+        else ToolCallRequest(id=f"call-{i}", name=call[0], arguments=call[1])
+        for i, call in enumerate(output)
     ]
     if requests:
         messages.append(Message(role="assistant", tool_calls=requests))
@@ -199,7 +207,7 @@ def trace_of(output: Output) -> Trace:
     return Trace(messages=messages, tool_calls=ran, answers=["done"])
 
 
-def ours(task: Task, output: Output) -> tuple[bool, str]:
+def ours(task: Task, output: Output | list[ToolCallRequest]) -> tuple[bool, str]:
     context = ScoringContext(task=task, trace=trace_of(output), known_passages=frozenset())
     verdict = score_calls(calls_of(task), context)
     return verdict.passed, verdict.sentence
@@ -220,6 +228,36 @@ def bfcl_entries(package: Path) -> dict[str, tuple[dict[str, Any], Any]]:
 
 
 Row = tuple[str, str, bool, bool]  # (BFCL id, perturbation, BFCL valid, ours passed)
+
+
+# --- a real model's outputs ----------------------------------------------------------------
+
+SMOLLM2 = "SmolLM2-135M"
+SMOLLM2_OUTPUTS = Path(__file__).with_name("data") / "smollm2-outputs.json"
+
+
+def smollm2_outputs() -> dict[str, Any]:
+    """SmolLM2-135M-Instruct's first responses to a stratified sample of the imported tasks,
+    recorded through the real llama-cpp-python server by tests/suites/record_smollm2.py: per
+    output the calls as the harness parsed them (``calls``) and the response as BFCL's OpenAI
+    function-calling handler records it (``bfcl``). Missing: no outputs (and
+    ``test_a_real_models_outputs_are_judged_too`` fails, saying how to record them)."""
+    if not SMOLLM2_OUTPUTS.is_file():
+        return {"outputs": []}
+    data: dict[str, Any] = json.loads(SMOLLM2_OUTPUTS.read_text(encoding="utf-8"))
+    return data
+
+
+def model_calls(calls: list[dict[str, Any]]) -> list[ToolCallRequest]:
+    return [
+        ToolCallRequest(
+            id=f"call-{i}",
+            name=call["name"],
+            arguments=call.get("arguments", {}),
+            arguments_error=call.get("arguments_error"),
+        )
+        for i, call in enumerate(calls)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -249,6 +287,22 @@ def measured(
                     "output": [{name: args} for name, args in output],
                 }
             )
+    by_original = {tag(task, "id"): task for task in tasks}
+    for output in smollm2_outputs()["outputs"]:
+        original, task = output["id"], by_original[output["id"]]
+        entry, answer = entries[original]
+        key = f"{original}#smollm2"
+        labels[key] = (original, SMOLLM2)
+        mine[key] = ours(task, model_calls(output["calls"]))
+        cases.append(
+            {
+                "key": key,
+                "category": output["category"],
+                "functions": entry["function"],
+                "answer": answer,
+                "raw": output["bfcl"],
+            }
+        )
     theirs = bfcl_official(cases)
     rows: list[Row] = []
     why: dict[str, str] = {}
@@ -310,6 +364,28 @@ def test_enough_outputs_across_every_category(
         assert kinds[kind] > 0, kind
 
 
+def test_a_real_models_outputs_are_judged_too(
+    measured: tuple[list[Row], dict[str, str], Counter[str]],
+) -> None:
+    """At least 300 SmolLM2 outputs, from every category, recorded from the real engine."""
+    assert SMOLLM2_OUTPUTS.is_file(), (
+        f"{SMOLLM2_OUTPUTS} is missing: record it with tests/suites/record_smollm2.py"
+    )
+    data = smollm2_outputs()
+    _, _, kinds = measured
+    outputs = data["outputs"]
+    assert kinds[SMOLLM2] == len(outputs) >= 300
+    assert {output["category"] for output in outputs} == set(CATEGORIES)
+    assert data["engine"]["name"] == "llama-cpp-python"
+    assert data["engine"]["model_file"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert data["bfcl_eval"] == "2026.3.23"
+    # a real model, not a copy of the ground truth: it calls tools, and it misses some
+    assert sum(1 for output in outputs if output["calls"]) >= 50
+    rows, _, _ = measured
+    real = [row for row in rows if row[1] == SMOLLM2]
+    assert 0 < sum(1 for row in real if row[2]) < len(real)
+
+
 def test_agreement_with_the_official_checker(
     measured: tuple[list[Row], dict[str, str], Counter[str]],
 ) -> None:
@@ -324,6 +400,8 @@ def test_agreement_with_the_official_checker(
     )
     by_kind = Counter((kind, theirs) for _, kind, theirs, _ in rows)
     print(f"\nagreement {agree}/{len(rows)} = {rate:.4%}\n{listing}")
+    real = [row for row in rows if row[1] == SMOLLM2]
+    print(f"of which {SMOLLM2}: {sum(1 for r in real if r[2] == r[3])}/{len(real)} agree")
     print(
         "\n".join(
             f"{k!r:40} bfcl pass={by_kind[(k, True)]} fail={by_kind[(k, False)]}"

@@ -182,6 +182,22 @@ def test_malformed_arguments_fail_a_match_and_are_no_call_for_irrelevance() -> N
     assert _verdict(_task({"calls": []}), _trace([], broken="Expecting value"))[0]
 
 
+def test_one_malformed_call_makes_the_whole_response_no_call_as_in_bfcl() -> None:
+    # BFCL decodes a response whole: a well-formed call beside a malformed one does not count.
+    both = _trace([("get_time", {})], broken="Expecting value")
+    assert _verdict(_task({"calls": []}), both) == (
+        True,
+        "made no tool call (the arguments of get_weather are not a JSON object, so the response "
+        "does not decode), as the task expects",
+    )
+    assert _verdict(_task({"any_call": True}), both) == (
+        False,
+        "made no tool call (the arguments of get_weather are not a JSON object, so the response "
+        "does not decode), and the task expects one",
+    )
+    assert not _verdict(_task(WEATHER), both)[0]
+
+
 def test_irrelevance_expects_no_call() -> None:
     task = _task({"calls": []})
     assert _verdict(task, _trace()) == (True, "made no tool call, as the task expects")

@@ -9,16 +9,17 @@ model's), as the model asked for them (name and arguments). That is what a singl
 such as BFCL scores: one response. Later rounds of the agent loop
 (after the mock world answered) are not read, so a retry after a tool result neither repairs
 nor spoils the attempt. A call whose arguments were not a JSON object (``arguments_error``) is
-a malformed call: it fails a check that expects calls and, as in BFCL (where such output does
-not decode), is not counted as a call by a check that expects none.
+a malformed call. As in BFCL, which decodes a response whole, one malformed call makes the
+whole response *no call*, whatever else it holds: it fails a check that expects calls or any
+call, and passes one that expects none.
 
 What passes
 -----------
 * ``calls`` not empty: BFCL's AST match (:mod:`bench.suites.astmatch`): as many calls as
   expected, each matched to one expected call in any order, names equal, every argument of the
   declared type and one of the listed values (``""`` in a list: may be omitted).
-* ``calls`` empty: no well-formed call at all (BFCL's irrelevance).
-* ``any_call``: at least one well-formed call, whatever it is (BFCL's relevance).
+* ``calls`` empty: no call, or a response that does not decode (BFCL's irrelevance).
+* ``any_call``: a response that decodes, with at least one call (BFCL's relevance).
 
 Argument types come from the task's own tool schemas (``x-bfcl-type`` where the importer kept
 BFCL's type name, else the JSON Schema type). Credit is 0/1. Sentences name the first problem,
@@ -69,22 +70,29 @@ def _rendered(call: ToolCallRequest) -> str:
 @register("calls")
 def score_calls(expectation: Calls, context: ScoringContext) -> Verdict:
     made = first_calls(context)
-    formed = [call for call in made if call.arguments_error is None]
+    broken = [call for call in made if call.arguments_error is not None]
+    # BFCL decodes a response whole: one call whose arguments are not JSON makes it no call.
+    formed = [] if broken else made
+    undecoded = (
+        f" (the arguments of {broken[0].name} are not a JSON object, so the response does not "
+        "decode)"
+        if broken
+        else ""
+    )
     if expectation.any_call:
         if formed:
             return passed(
                 expectation, f"made a tool call, as the task expects: {_rendered(formed[0])}"
             )
-        return failed(expectation, "made no tool call, and the task expects one")
+        return failed(expectation, f"made no tool call{undecoded}, and the task expects one")
     if not expectation.calls:
         if not formed:
-            return passed(expectation, "made no tool call, as the task expects")
+            return passed(expectation, f"made no tool call{undecoded}, as the task expects")
         listed = names(call.name for call in formed)
         return failed(expectation, f"called {listed}, and the task expects no tool call")
     wanted = ", ".join(call.tool for call in expectation.calls)
     if not made:
         return failed(expectation, f"made no tool call, expected {wanted}")
-    broken = [call for call in made if call.arguments_error is not None]
     if broken:
         return failed(
             expectation,
