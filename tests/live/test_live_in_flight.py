@@ -90,3 +90,39 @@ def test_without_max_in_flight_the_run_s_concurrency_reaches_the_server(
         records = run(mini, target, task_ids=("qa-0001",), repeats=3, concurrency=3)
         assert server.max_in_flight_seen == 3
     assert all(record.trace.queue_s == 0.0 for record in records)
+
+
+def test_a_request_past_its_own_request_s_is_closed_not_drained() -> None:
+    """The bound a target file sets for one HTTP attempt is not stretched: that request is
+    closed (the retry may then wait inside the server, as that call's own time)."""
+    import asyncio
+
+    from bench.core.trace import Message
+    from bench.targets import ModelRequest, TargetSpec, build_target
+
+    spec = TargetSpec.model_validate(
+        {"kind": "openai", "entrant": "bound", "display_name": "bound", "model": "bench-mock",
+         "retry": {"max_attempts": 4, "base_s": 0.01, "cap_s": 0.02, "seed": 1},
+         "timeouts": {"connect_s": 2, "read_s": 5, "request_s": 0.5, "deadline_s": 10}}
+    )  # fmt: skip
+    request = ModelRequest(model="bench-mock", messages=[Message(role="user", content="Hi")])
+
+    async def ask(url: str) -> tuple[list[str], int]:
+        target = build_target(
+            spec.model_copy(update={"base_url": url}), Path("."), Path("b.yaml"), env={}
+        )
+        target.limit_in_flight(1)  # type: ignore[attr-defined]  # what a run does
+        try:
+            response = await target.complete(request)
+            assert response.raw is not None
+            codes = [attempt["code"] for attempt in response.raw["attempts"]]
+            return codes, target.http.in_flight.abandoned  # type: ignore[attr-defined]
+        finally:
+            await target.aclose()
+
+    with MockServer(serial=True, faults=["delay,s=1,times=1"], max_seconds=60) as server:
+        codes, abandoned = asyncio.run(ask(server.url + "/v1"))
+    # The first attempt (and, on a loaded machine, maybe a retry behind it) timed out; a later
+    # one was answered. None was kept open past its own bound.
+    assert codes and set(codes) == {"ENDPOINT_TIMEOUT"}
+    assert abandoned == 0
