@@ -4,6 +4,7 @@ is bounded; a run without a judge does not import the judge's client."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -14,8 +15,10 @@ from typing import Any
 import pytest
 
 from bench.records import AttemptRecord
+from bench.records.run import without_transcript
 from bench.records.store import RunDir, cassette_line
 from bench.reports import render_json, render_markdown, render_summary, summarize
+from bench.reports.transcripts import with_failed_transcripts
 from bench.runner import NullProgress, RunRequest, engine, start_run
 from bench.runner.progress import KeepRecords
 
@@ -39,13 +42,40 @@ def test_a_summary_of_the_kept_records_equals_one_read_from_the_files(
     kept = KeepRecords(NullProgress())
     run, status = start_run(request(mini, target_file=mini / "targets" / target), kept)
     assert len(kept.records) == status.attempts_total
+    assert all(not r.trace.messages and not r.trace.tool_calls for r in kept.records)
     read = summarize(run)
-    held = summarize(run, records=kept.records)
-    assert held == read
-    assert held.records == read.records
+    held = with_failed_transcripts(summarize(run, records=kept.records), run)
+    assert dataclasses.replace(held, records=()) == dataclasses.replace(read, records=())
+    failed = {f.task_id for f in read.failures}
+    assert held.records == tuple(
+        r if r.task_id in failed else without_transcript(r) for r in read.records
+    )
     assert render_markdown(held) == render_markdown(read)
     assert render_json(held) == render_json(read)
     assert render_summary(held) == render_summary(read)
+
+
+def test_a_record_without_its_transcript_keeps_what_a_summary_reads(mini: Path) -> None:
+    run, _ = start_run(request(mini, repeats=1), NullProgress())
+    record = next(r for r in run.attempts() if r.trace.exchanges)
+    raw = {"warnings": ["max_tokens clipped"], "choices": ["x" * 1000]}
+    first = record.trace.exchanges[0].model_copy(update={"response": {"raw": raw}})
+    exchanges = [first, *record.trace.exchanges[1:]]
+    record = record.model_copy(
+        update={"trace": record.trace.model_copy(update={"exchanges": exchanges})}
+    )
+    slim = without_transcript(record)
+    assert slim.model_dump(exclude={"trace"}) == record.model_dump(exclude={"trace"})
+    transcript = {"messages", "tool_calls", "retrieved", "answers", "exchanges"}
+    kept = slim.trace.model_dump(exclude=transcript)
+    assert kept == record.trace.model_dump(exclude=transcript)
+    assert not any(getattr(slim.trace, name) for name in transcript - {"exchanges"})
+    assert [e.response for e in slim.trace.exchanges][0] == {"raw": {"warnings": raw["warnings"]}}
+    assert all(e.request == {} for e in slim.trace.exchanges)
+    assert [(e.index, e.latency_s, e.usage, e.cost_usd) for e in slim.trace.exchanges] == [
+        (e.index, e.latency_s, e.usage, e.cost_usd) for e in record.trace.exchanges
+    ]
+    assert record.trace.messages  # the record itself is not changed
 
 
 def test_keep_records_passes_every_event_on(mini: Path) -> None:

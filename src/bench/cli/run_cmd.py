@@ -220,6 +220,10 @@ def run(
     # every attempt file again was most of a summary's cost. A resumed run's are read.
     summary = summarize(run_dir, records=None if resume_ref else kept.records)
     del kept  # the summary holds the records now
+    if not resume_ref:  # kept without transcripts: the report prints the failed tasks' ones
+        from bench.reports.transcripts import with_failed_transcripts
+
+        summary = with_failed_transcripts(summary, run_dir)
     db = open_db(runs_dir / DEFAULT_DB)  # the local history `bench history` and `leaderboard` read
     try:
         index_run(db, run_dir.path, summary)

@@ -231,6 +231,33 @@ def attempt_filename(task_id: str, repeat: int) -> str:
     return f"{task_id}--r{repeat}.json"
 
 
+def without_transcript(record: AttemptRecord) -> AttemptRecord:
+    """The record as a run's summary reads it, a small fraction of its memory: everything but
+    the transcript. The trace keeps its accounting (usage, latency, queue time, cost) and one
+    exchange per model call with its index, hash, latency, usage, cost and nothing of the
+    request or the response but the endpoint's ``warnings`` (the summary counts calls and
+    warnings); its messages, tool calls, retrieved ids and answers are dropped. What prints a
+    transcript reads the attempt's file again (``bench run``'s report does, for failed tasks).
+    Shallow copies: the record itself is not changed."""
+    trace = record.trace
+    exchanges = []
+    for exchange in trace.exchanges:
+        raw = exchange.response.get("raw")
+        said = raw.get("warnings") if isinstance(raw, dict) else None
+        response = {"raw": {"warnings": said}} if said is not None else {}
+        exchanges.append(exchange.model_copy(update={"request": {}, "response": response}))
+    slim = trace.model_copy(
+        update={
+            "messages": [],
+            "tool_calls": [],
+            "retrieved": [],
+            "answers": [],
+            "exchanges": exchanges,
+        }
+    )
+    return record.model_copy(update={"trace": slim})
+
+
 __all__ = [
     "BASELINE_CALLABLE",
     "AttemptKey",
@@ -242,4 +269,5 @@ __all__ = [
     "TaskSetRef",
     "TaskSubset",
     "attempt_filename",
+    "without_transcript",
 ]

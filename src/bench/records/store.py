@@ -102,6 +102,10 @@ class RunDir:
             ) from None
         return target
 
+    def attempt(self, task_id: str, repeat: int) -> AttemptRecord:
+        """One attempt's record, read from its file."""
+        return self._load(f"{ATTEMPTS}/{attempt_filename(task_id, repeat)}", AttemptRecord)
+
     def attempts(self) -> list[AttemptRecord]:
         """Every readable attempt file, in file-name order. Unreadable files are an error."""
         directory = self.path / ATTEMPTS

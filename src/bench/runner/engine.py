@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import threading
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -218,11 +219,12 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     for record in existing:
         _spend(run_meter, record)
     # The cassette is written from memory at the end: re-reading every attempt file cost ~2 s
-    # per 1,000 attempts. Only each exchange's JSON line is kept (made once, for the attempt
-    # file, on the writer thread), and only when there is a cassette.
-    exchanges: list[tuple[str, int, list[str]]] = []
+    # per 1,000 attempts. Only each attempt's exchange lines are kept (made once, for the
+    # attempt file, on the writer thread), compressed: a request repeats the attempt's tools
+    # and earlier messages, and the lines held as text were a third of a long run's memory.
+    exchanges: list[tuple[str, int, bytes]] = []
     if config.record_cassette:
-        exchanges.extend((r.task_id, r.repeat, exchange_lines(r)) for r in existing)
+        exchanges.extend((r.task_id, r.repeat, _pack(exchange_lines(r))) for r in existing)
     done = len(done_keys)
     skipped: list[AttemptKey] = []
     exhausted_reason: list[str] = []
@@ -241,12 +243,12 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     def current() -> RunStatus:
         return status.model_copy(update={"attempts_done": done, "updated_at": utc_now()})
 
-    def write(record: AttemptRecord) -> list[str]:
+    def write(record: AttemptRecord) -> bytes:
         lines = exchange_lines(record)
         plan.run.write_attempt(record, lines)
         with count_lock:
             files_written[0] += 1
-        return lines
+        return _pack(lines) if config.record_cassette else b""
 
     async def one(task: Task, repeat: int) -> None:
         nonlocal done, status_written
@@ -312,11 +314,23 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     if config.record_cassette:
         exchanges.sort(key=lambda entry: (entry[0], entry[1]))
         plan.run.write_cassette_lines(
-            (task_id, repeat, line) for task_id, repeat, lines in exchanges for line in lines
+            (task_id, repeat, line)
+            for task_id, repeat, packed in exchanges
+            for line in _unpack(packed)
         )
     plan.run.write_status(final)
     sink.finished(final)
     return final
+
+
+def _pack(lines: list[str]) -> bytes:
+    """An attempt's exchange lines, held until the cassette is written. JSON lines hold no
+    raw newline, so joining on one is undone by splitting on it."""
+    return zlib.compress("\n".join(lines).encode(), 1) if lines else b""
+
+
+def _unpack(packed: bytes) -> list[str]:
+    return zlib.decompress(packed).decode().split("\n") if packed else []
 
 
 __all__ = ["RunPlan", "execute", "perform_attempt"]

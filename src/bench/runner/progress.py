@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Protocol, TextIO
 
-from bench.records.run import AttemptRecord, RunStatus
+from bench.records.run import AttemptRecord, RunStatus, without_transcript
 
 
 class ProgressSink(Protocol):
@@ -75,9 +75,11 @@ class JsonLinesProgress:
 
 class KeepRecords:
     """Passes every event on to ``sink`` and keeps each attempt record, once its file is
-    written: ``bench run`` builds its summary from them instead of reading every attempt file
-    back (``summarize(run, records=...)``). Only the attempts of this session: a resumed run's
-    earlier ones are on disk only."""
+    written, without its transcript (``without_transcript``): ``bench run`` builds its summary
+    from them instead of reading every attempt file back (``summarize(run, records=...)``), and
+    reads back only the files of the tasks whose transcripts its report prints. A whole record
+    held for every attempt was most of a long run's memory (docs/PERFORMANCE.md, issue 19).
+    Only the attempts of this session: a resumed run's earlier ones are on disk only."""
 
     def __init__(self, sink: ProgressSink) -> None:
         self.sink = sink
@@ -87,8 +89,8 @@ class KeepRecords:
         self.sink.started(run_id, total, done)
 
     def attempt(self, record: AttemptRecord, done: int, total: int) -> None:
-        self.records.append(record)
         self.sink.attempt(record, done, total)
+        self.records.append(without_transcript(record))
 
     def skipped(self, task_id: str, repeat: int, reason: str) -> None:
         self.sink.skipped(task_id, repeat, reason)
