@@ -4,6 +4,7 @@ runs on loopback only."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import socket
 import subprocess
 import sys
@@ -239,3 +240,30 @@ def test_a_bad_fault_path_is_a_400(server: MockServer) -> None:
         answer = client.post(server.url + "/fault/nope/v1/chat/completions", json={})
     assert answer.status_code == 400
     assert "unknown fault 'nope'" in answer.json()["error"]["message"]
+
+
+def test_a_plain_http_probe_answers_as_httpx_does_without_importing_it(
+    server: MockServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 19: a run's fingerprint probe goes over the run's own client (``wire``) on plain
+    ``http://``, with the same report as over httpx, and never imports httpx."""
+    probe_module = importlib.import_module("bench.targets.probe")
+    over_wire = asyncio.run(probe(server.url + "/v1", model="bench-mock"))
+    monkeypatch.setattr(probe_module, "uses_wire", lambda url: False)
+    over_httpx = asyncio.run(probe(server.url + "/v1", model="bench-mock"))
+    assert over_wire == over_httpx
+    assert over_wire.engine == "bench-mock" and over_wire.endpoints["/metrics"] == 404
+    closed = free_port()  # nothing listens: the same word for every path, both ways
+    assert asyncio.run(probe(f"http://127.0.0.1:{closed}", timeout_s=1.0)).endpoints == {
+        path: "unreachable" for path in probe_module.PATHS
+    }
+    code = (
+        "import asyncio, sys\n"
+        "from bench.targets.probe import probe\n"
+        f"report = asyncio.run(probe({server.url!r}))\n"
+        "print(report.engine, 'httpx' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["bench-mock", "False"]

@@ -19,11 +19,33 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # only a probe's answers are read here; a run need not import httpx
-    import httpx
+
+class Answer(Protocol):
+    """What a probe keeps of one answer (an httpx response has the same three)."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    @property
+    def content(self) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One answer to a probe's GET: its status, its headers (names case-insensitive) and the
+    first bytes of its body."""
+
+    status_code: int
+    headers: Mapping[str, str]
+    content: bytes
+
 
 GGUF_TYPE = re.compile(
     r"(?<![A-Za-z0-9])(I?Q[1-8](?:_[0-9A-Z]+)*|BF16|F16|F32)(?![A-Za-z0-9])", re.IGNORECASE
@@ -31,7 +53,7 @@ GGUF_TYPE = re.compile(
 SERVER_VERSION = re.compile(r"^[A-Za-z][\w.\-]*/([\w.\-+]+)")
 
 
-def body(found: dict[str, httpx.Response], path: str) -> Any:
+def body(found: dict[str, Answer], path: str) -> Any:
     """The JSON body of a 200 answer at ``path``, else ``None``."""
     answer = found.get(path)
     if answer is None or answer.status_code != 200:
@@ -68,7 +90,7 @@ def _get(value: Any, *keys: str) -> Any:
     return value
 
 
-def model_entry(found: dict[str, httpx.Response], model: str | None) -> dict[str, Any] | None:
+def model_entry(found: dict[str, Answer], model: str | None) -> dict[str, Any] | None:
     """The ``/v1/models`` entry of ``model``; the only entry when ``model`` is not given."""
     data = _get(body(found, "/v1/models"), "data")
     items = [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
@@ -77,7 +99,7 @@ def model_entry(found: dict[str, httpx.Response], model: str | None) -> dict[str
     return items[0] if len(items) == 1 else None
 
 
-def version(found: dict[str, httpx.Response], names_engine: Callable[[str], object]) -> str | None:
+def version(found: dict[str, Answer], names_engine: Callable[[str], object]) -> str | None:
     """The declared version; a ``Server`` header's only when that header names the engine
     (``names_engine``), so a proxy's ``nginx/1.25`` never reads as the engine's version."""
     for path, key in (
@@ -111,7 +133,7 @@ def _entry_window(entry: dict[str, Any] | None) -> int | None:
     return next((n for n in found if n is not None), None)
 
 
-def context_window(found: dict[str, httpx.Response], model: str | None) -> int | None:
+def context_window(found: dict[str, Answer], model: str | None) -> int | None:
     """The model's context window; with no ``model``, the one every model that declares
     one agrees on."""
     window = _entry_window(model_entry(found, model))
@@ -130,7 +152,7 @@ def context_window(found: dict[str, httpx.Response], model: str | None) -> int |
     return next((n for n in map(_count, candidates) if n is not None), None)
 
 
-def _ollama_level(found: dict[str, httpx.Response], model: str | None) -> Any:
+def _ollama_level(found: dict[str, Answer], model: str | None) -> Any:
     models = _get(body(found, "/api/tags"), "models")
     if not isinstance(models, list):
         return None
@@ -142,7 +164,7 @@ def _ollama_level(found: dict[str, httpx.Response], model: str | None) -> Any:
     return None
 
 
-def quantisation(found: dict[str, httpx.Response], model: str | None) -> str | None:
+def quantisation(found: dict[str, Answer], model: str | None) -> str | None:
     candidates = [
         _get(model_entry(found, model), "quantization"),
         _ollama_level(found, model),

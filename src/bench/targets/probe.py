@@ -19,10 +19,12 @@ from pydantic import Field
 from bench.core.models import Strict
 
 from . import declared as declarations
+from . import wire
 from .base import TargetSpec
-from .http import closing
+from .declared import Answer, Answered
+from .http import closing, uses_wire
 
-if TYPE_CHECKING:  # imported when a probe runs: a run of a scripted or replayed entrant never does
+if TYPE_CHECKING:  # imported when a probe needs it (https, a proxy): a plain http:// one does not
     import httpx
 
 PATHS = (
@@ -124,7 +126,7 @@ def declared(text: str) -> str | None:
     return None
 
 
-async def _get(client: httpx.AsyncClient, url: str, timeout_s: float) -> httpx.Response | str:
+async def _get(client: httpx.AsyncClient, url: str, timeout_s: float) -> Answer | str:
     import httpx
 
     try:
@@ -136,9 +138,7 @@ async def _get(client: httpx.AsyncClient, url: str, timeout_s: float) -> httpx.R
                         body += chunk
                         if len(body) > MAX_PROBE_BYTES:
                             break
-                return httpx.Response(
-                    response.status_code, headers=response.headers, content=bytes(body)
-                )
+                return Answered(response.status_code, response.headers, bytes(body))
     except TimeoutError:
         return "timeout"
     except httpx.ConnectError:
@@ -149,14 +149,34 @@ async def _get(client: httpx.AsyncClient, url: str, timeout_s: float) -> httpx.R
         return f"error ({type(exc).__name__})"
 
 
-def _json(response: httpx.Response) -> Any:
+async def _wire_get(
+    pool: wire.Pool, url: str, headers: dict[str, str], timeout_s: float
+) -> Answer | str:
+    """``_get`` over the run's own client (``wire``): what a plain ``http://`` probe uses,
+    so a run's fingerprint never imports httpx (70 ms and 8 MiB of a run's start)."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            async with pool.stream("GET", url, headers=headers) as response:
+                body = await response.read(MAX_PROBE_BYTES, truncate=True)
+                return Answered(response.status_code, response.headers, body)
+    except TimeoutError:
+        return "timeout"
+    except wire.ConnectError:
+        return "unreachable"
+    except wire.WireTimeout:
+        return "timeout"
+    except (wire.WireError, ValueError) as exc:
+        return f"error ({type(exc).__name__})"
+
+
+def _json(response: Answer) -> Any:
     try:
         return json.loads(response.content)
     except ValueError:
         return None
 
 
-def identify(found: dict[str, httpx.Response]) -> tuple[str, list[str], list[str]]:
+def identify(found: dict[str, Answer]) -> tuple[str, list[str], list[str]]:
     """``(engine, evidence, models)`` from the answers to ``PATHS`` (declarations only)."""
     evidence: list[tuple[int, str, str]] = []  # (rank, engine, sentence)
     models: list[str] = []
@@ -232,21 +252,35 @@ async def probe(
     root = server_root(base_url)
     if headers is None:
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-    host = (urlsplit(root).hostname or "").lower()
-    loopback = host in ("localhost", "::1") or host.startswith("127.")
-    import httpx
+    answers: list[Answer | str]
+    if uses_wire(root):
+        pool = wire.Pool(connect_s=timeout_s, read_s=timeout_s)
+        try:
+            answers = list(
+                await asyncio.gather(
+                    *(_wire_get(pool, root + path, headers, timeout_s) for path in PATHS)
+                )
+            )
+        finally:
+            await pool.aclose()
+    else:
+        host = (urlsplit(root).hostname or "").lower()
+        loopback = host in ("localhost", "::1") or host.startswith("127.")
+        import httpx
 
-    async with httpx.AsyncClient(
-        timeout=httpx.Timeout(timeout_s), headers=headers, trust_env=not loopback
-    ) as client:
-        answers = await asyncio.gather(*(_get(client, root + path, timeout_s) for path in PATHS))
+        async with httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout_s), headers=headers, trust_env=not loopback
+        ) as client:
+            answers = list(
+                await asyncio.gather(*(_get(client, root + path, timeout_s) for path in PATHS))
+            )
     found = {
         path: answer
         for path, answer in zip(PATHS, answers, strict=True)
-        if isinstance(answer, httpx.Response)
+        if not isinstance(answer, str)
     }
     endpoints: dict[str, int | str] = {
-        path: answer.status_code if isinstance(answer, httpx.Response) else answer
+        path: answer if isinstance(answer, str) else answer.status_code
         for path, answer in zip(PATHS, answers, strict=True)
     }
     engine, evidence, models = identify(found)
