@@ -18,7 +18,9 @@ from bench.records import AttemptRecord
 from bench.records.run import without_transcript
 from bench.records.store import RunDir, cassette_line
 from bench.reports import render_json, render_markdown, render_summary, summarize
-from bench.reports.transcripts import with_failed_transcripts
+from bench.reports.markdown import _trimmed, markdown_pieces
+from bench.reports.output import write_report
+from bench.reports.transcripts import records_from_files
 from bench.runner import NullProgress, RunRequest, engine, start_run
 from bench.runner.progress import KeepRecords
 
@@ -37,20 +39,22 @@ def request(mini: Path, **changes: Any) -> RunRequest:
 
 @pytest.mark.parametrize("target", ["good.yaml", "crashes_on_refunds.yaml", "bad_arguments.yaml"])
 def test_a_summary_of_the_kept_records_equals_one_read_from_the_files(
-    mini: Path, target: str
+    mini: Path, target: str, tmp_path: Path
 ) -> None:
     kept = KeepRecords(NullProgress())
     run, status = start_run(request(mini, target_file=mini / "targets" / target), kept)
     assert len(kept.records) == status.attempts_total
     assert all(not r.trace.messages and not r.trace.tool_calls for r in kept.records)
     read = summarize(run)
-    held = with_failed_transcripts(summarize(run, records=kept.records), run)
+    held = summarize(run, records=kept.records)
     assert dataclasses.replace(held, records=()) == dataclasses.replace(read, records=())
-    failed = {f.task_id for f in read.failures}
-    assert held.records == tuple(
-        r if r.task_id in failed else without_transcript(r) for r in read.records
-    )
-    assert render_markdown(held) == render_markdown(read)
+    assert held.records == tuple(without_transcript(r) for r in read.records)
+    if target != "good.yaml":
+        assert held.failures  # so the transcripts below are really read back
+    streamed = "".join(markdown_pieces(held, records_from_files(held, run)))
+    assert streamed == render_markdown(read)
+    written = write_report(held, "markdown", tmp_path / "r.md", records_from_files(held, run))
+    assert written.read_text(encoding="utf-8") == render_markdown(read)
     assert render_json(held) == render_json(read)
     assert render_summary(held) == render_summary(read)
 
@@ -174,3 +178,18 @@ def test_a_run_without_a_judge_does_not_import_the_judge_client(mini: Path) -> N
         "bench.scorers.judge.calibration",
         "bench.scorers.judge.cache",
     }
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        [["a", ""], ["", "b\n\n", ""]],
+        [["", ""], [""]],
+        [[]],
+        [["x\n", "\n"], ["y"], ["", "\n\n"]],
+        [["```\nfence\n```", ""], ["## z", ""]],
+    ],
+)
+def test_the_markdown_in_pieces_is_the_joined_text_trimmed(parts: list[list[str]]) -> None:
+    lines = [line for part in parts for line in part]
+    assert "".join(_trimmed(iter(parts))) == "\n".join(lines).rstrip("\n") + "\n"

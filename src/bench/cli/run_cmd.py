@@ -220,10 +220,6 @@ def run(
     # every attempt file again was most of a summary's cost. A resumed run's are read.
     summary = summarize(run_dir, records=None if resume_ref else kept.records)
     del kept  # the summary holds the records now
-    if not resume_ref:  # kept without transcripts: the report prints the failed tasks' ones
-        from bench.reports.transcripts import with_failed_transcripts
-
-        summary = with_failed_transcripts(summary, run_dir)
     db = open_db(runs_dir / DEFAULT_DB)  # the local history `bench history` and `leaderboard` read
     try:
         index_run(db, run_dir.path, summary)
@@ -234,7 +230,11 @@ def run(
     # Written for every run, beside the runs: runs/reports/YYYY/MM/<run_id>.md.
     started = summary.status.started_at
     where = runs_dir / "reports" / f"{started:%Y}" / f"{started:%m}" / f"{status.run_id}.md"
-    written = write_report(summary, "markdown", where)
+    # Kept without transcripts: the report reads each failed task's from its files.
+    from bench.reports.transcripts import records_from_files
+
+    records_of = None if resume_ref else records_from_files(summary, run_dir)
+    written = write_report(summary, "markdown", where, records_of)
     if fmt == "json":
         from bench.reports.jsonreport import render_json
 

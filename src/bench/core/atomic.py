@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -16,11 +17,15 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _temp_with(directory: Path, data: bytes) -> Path:
+def _temp_with(directory: Path, data: bytes | Iterable[bytes]) -> Path:
     fd, name = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:  # written piece by piece: the whole never needs to be in memory at once
+                for piece in data:
+                    handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
     except BaseException:
@@ -30,8 +35,10 @@ def _temp_with(directory: Path, data: bytes) -> Path:
     return Path(name)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, fsync directory)."""
+def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Replace ``path`` with ``data`` (bytes, or pieces of bytes written as they come)
+    atomically: temp file, fsync, rename, fsync directory. A piece that fails to come leaves
+    the old file and no temp file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = _temp_with(path.parent, data)
     try:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,20 +128,13 @@ class RunDir:
         Written line by line: joining a run's cassette into one string first took several
         times its size in memory, the highest point of a scripted 172 x 5 run."""
         target = self.path / CASSETTE
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".part")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                for task_id, repeat, line in exchanges:
-                    handle.write((cassette_line(task_id, repeat, line) + "\n").encode())
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(name, target)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(name)
-            raise
-        _fsync_dir(target.parent)
+        write_atomic(
+            target,
+            (
+                (cassette_line(task_id, repeat, line) + "\n").encode()
+                for task_id, repeat, line in exchanges
+            ),
+        )
         return target
 
     def _load(self, name: str, model: type[M]) -> M:
@@ -220,14 +211,6 @@ class RunStore:
             code="RUN_AMBIGUOUS",
             path=self.root,
         )
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _mtime(path: Path) -> int:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 
 from bench.core.clock import iso_z
+from bench.records.run import AttemptRecord
 
 from .summary import COUNTED, RunSummary, scope_lines
 from .tracetext import trace_text
@@ -83,6 +85,40 @@ def _family_rows(summary: RunSummary) -> list[list[str]]:
 
 
 def render_markdown(summary: RunSummary) -> str:
+    return "".join(markdown_pieces(summary))
+
+
+def markdown_pieces(
+    summary: RunSummary, records_of: Callable[[str], Iterable[AttemptRecord]] | None = None
+) -> Iterator[str]:
+    """``render_markdown``'s text in pieces, as it is made. ``records_of``: a failed task's
+    records, transcripts and all (by default its records in ``summary``); ``bench run`` reads
+    them from the run's files one task at a time, so a report of many failed transcripts is
+    never whole in memory."""
+    return _trimmed(_markdown_parts(summary, records_of))
+
+
+def _trimmed(parts: Iterator[list[str]]) -> Iterator[str]:
+    """``"\n".join(lines).rstrip("\n") + "\n"`` of every line of ``parts``, in pieces: the
+    newlines at the end of what was given so far are held back until more text follows."""
+    held = 0
+    first = True
+    for lines in parts:
+        for line in lines:
+            held += 0 if first else 1
+            first = False
+            text = line.rstrip("\n")
+            if text:
+                yield "\n" * held + text
+                held = len(line) - len(text)
+            else:
+                held += len(line)
+    yield "\n"
+
+
+def _markdown_parts(
+    summary: RunSummary, records_of: Callable[[str], Iterable[AttemptRecord]] | None
+) -> Iterator[list[str]]:
     config, status = summary.config, summary.status
     out = [f"# {escape(config.display_name)}: run {escape(config.run_id)}", ""]
     if summary.safety:
@@ -128,8 +164,15 @@ def render_markdown(summary: RunSummary) -> str:
         out += [f"### {escape(failure.task_id)} ({escape(failure.family)}), score {value}", ""]
         out += [f"- {escape(line)}" for line in failure.lines]
         out.append("")
-        for record in (r for r in summary.records if r.task_id == failure.task_id):
+        records = (
+            (r for r in summary.records if r.task_id == failure.task_id)
+            if records_of is None
+            else records_of(failure.task_id)
+        )
+        for record in records:
             out += [fence(trace_text(record)), ""]
+        yield out
+        out = []
     if summary.not_scorable:
         out += [f"## Not scorable ({len(summary.not_scorable)})", ""]
         out += [f"- {escape(t)}: {escape(why)}" for t, why in summary.not_scorable]
@@ -138,7 +181,7 @@ def render_markdown(summary: RunSummary) -> str:
         out += [f"## Skipped ({len(status.skipped)})", ""]
         out += [f"- {escape(k.task_id)} repeat {k.repeat}" for k in status.skipped]
         out.append("")
-    return "\n".join(out).rstrip("\n") + "\n"
+    yield out
 
 
-__all__ = ["escape", "fence", "render_markdown"]
+__all__ = ["escape", "fence", "markdown_pieces", "render_markdown"]

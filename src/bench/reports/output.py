@@ -8,15 +8,16 @@ again replaces it, atomically.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
 from bench.core.atomic import write_atomic
+from bench.records.run import AttemptRecord
 
 from .jsonreport import render_json
 from .junit import render_junit
-from .markdown import render_markdown
+from .markdown import markdown_pieces, render_markdown
 from .summary import RunSummary
 from .terminal import render_show
 
@@ -46,10 +47,22 @@ def report_path(out: Path, run_id: str, fmt: ReportFormat) -> Path:
     return out
 
 
-def write_report(summary: RunSummary, fmt: ReportFormat, out: Path) -> Path:
+def write_report(
+    summary: RunSummary,
+    fmt: ReportFormat,
+    out: Path,
+    records_of: Callable[[str], Iterable[AttemptRecord]] | None = None,
+) -> Path:
+    """Write the report. ``records_of`` (markdown only): a failed task's whole records, read
+    when its transcripts are written (``markdown_pieces``); the markdown is written piece by
+    piece either way."""
     path = report_path(out, summary.config.run_id, fmt)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, render_report(summary, fmt).encode("utf-8"))
+    if fmt == "markdown":
+        pieces = markdown_pieces(summary, records_of)
+        write_atomic(path, (piece.encode("utf-8") for piece in pieces))
+    else:
+        write_atomic(path, render_report(summary, fmt).encode("utf-8"))
     return path
 
 

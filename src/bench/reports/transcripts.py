@@ -1,27 +1,24 @@
-"""A summary built from records without their transcripts (``bench run`` keeps them so, see
-``bench.runner.progress.KeepRecords``) gets back the whole records of the tasks whose
-transcripts a report prints: its failed tasks, read from their attempt files."""
+"""Whole records again, for a summary built from records without their transcripts (``bench
+run`` keeps them so, see ``bench.runner.progress.KeepRecords``): read from the run's attempt
+files one task at a time, when a report prints that task's transcripts."""
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Callable
 
+from bench.records.run import AttemptRecord
 from bench.records.store import RunDir
 
 from .summary import RunSummary
 
 
-def with_failed_transcripts(summary: RunSummary, run: RunDir) -> RunSummary:
-    """``summary`` whose records of failed tasks are read again from ``run``, transcript and
-    all; every other record is left as it is."""
-    failed = {failure.task_id for failure in summary.failures}
-    if not failed:
-        return summary
-    records = tuple(
-        run.attempt(record.task_id, record.repeat) if record.task_id in failed else record
-        for record in summary.records
-    )
-    return dataclasses.replace(summary, records=records)
+def records_from_files(summary: RunSummary, run: RunDir) -> Callable[[str], list[AttemptRecord]]:
+    """A task id -> its records in ``summary``, each read again whole from ``run``."""
+
+    def records_of(task_id: str) -> list[AttemptRecord]:
+        return [run.attempt(r.task_id, r.repeat) for r in summary.records if r.task_id == task_id]
+
+    return records_of
 
 
-__all__ = ["with_failed_transcripts"]
+__all__ = ["records_from_files"]
