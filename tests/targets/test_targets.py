@@ -108,7 +108,7 @@ def test_a_request_the_cassette_lacks_fails_that_attempt_clearly(mini: Path) -> 
 
 def test_matching_is_on_the_full_request_not_the_model_or_url(mini: Path) -> None:
     recorded = _record(mini)
-    entries = read_cassette(recorded)
+    entries = read_cassette(recorded, requests=True)
     spec = TargetSpec(
         kind="cassette", entrant="x", display_name="x", model="mini-good", cassette="c"
     )
@@ -138,3 +138,19 @@ def test_a_corrupt_cassette_line_is_named(tmp_path: Path) -> None:
         read_cassette(file)
     assert info.value.code == "JSON_INVALID"
     assert "cassette.jsonl:2" in str(info.value)
+
+
+def test_a_cassette_is_read_line_by_line_without_its_requests(tmp_path: Path) -> None:
+    """A raw U+2028 inside a JSON string is not a line end (``str.splitlines`` would say it
+    is); the recorded requests, unused by a replay, are dropped unless asked for."""
+    file = tmp_path / "cassette.jsonl"
+    entry = {"request_hash": "a", "request": {"messages": ["m"]}, "response": {"text": "x\u2028y"}}
+    file.write_text(json.dumps(entry, ensure_ascii=False) + "\n\n" + json.dumps(entry) + "\n")
+    assert "\u2028" in file.read_text(encoding="utf-8")
+    slim = read_cassette(file)
+    assert slim == [{"request_hash": "a", "response": {"text": "x\u2028y"}}] * 2
+    assert read_cassette(file, requests=True) == [entry, entry]
+    file.write_bytes(b'{"request_hash": "a", "response": {}}\n\xff\n')
+    with pytest.raises(InputError) as info:
+        read_cassette(file)
+    assert info.value.code == "FILE_ENCODING"

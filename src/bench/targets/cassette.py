@@ -28,22 +28,33 @@ current_attempt: contextvars.ContextVar[tuple[str, int] | None] = contextvars.Co
 )
 
 
-def read_cassette(path: Path) -> list[dict[str, Any]]:
+def read_cassette(path: Path, *, requests: bool = False) -> list[dict[str, Any]]:
+    """Every exchange of a cassette, line by line. A replay matches on ``request_hash``, so
+    each recorded request (the attempt's tools and every earlier message, most of a
+    cassette's size) is dropped as its line is read unless ``requests``."""
     file = path / CASSETTE_FILE if path.is_dir() else path
     if not file.is_file():
         raise InputError("cassette not found", code="CASSETTE_MISSING", path=file)
     entries: list[dict[str, Any]] = []
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        entry = parse_json(line, f"{file}:{number}")
-        if not isinstance(entry, dict) or not {"request_hash", "response"} <= entry.keys():
-            raise InputError(
-                "a cassette line needs 'request_hash' and 'response'",
-                code="CASSETTE_INVALID",
-                path=f"{file}:{number}",
-            )
-        entries.append(entry)
+    try:
+        with file.open(encoding="utf-8", newline="") as handle:
+            # Split on line ends only: a JSON string may hold a raw U+2028 or U+0085, which
+            # str.splitlines would take for one.
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                entry = parse_json(line, f"{file}:{number}")
+                if not isinstance(entry, dict) or not {"request_hash", "response"} <= entry.keys():
+                    raise InputError(
+                        "a cassette line needs 'request_hash' and 'response'",
+                        code="CASSETTE_INVALID",
+                        path=f"{file}:{number}",
+                    )
+                if not requests:
+                    entry.pop("request", None)
+                entries.append(entry)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 (byte {exc.start})", code="FILE_ENCODING", path=file) from None
     return entries
 
 
