@@ -122,6 +122,7 @@ def test_attempts_are_written_once(tmp_path: Path) -> None:
         run.write_attempt(record.model_copy(update={"value": 0.0, "passed": False}))
     assert info.value.code == "ATTEMPT_EXISTS"
     assert run.attempts() == [record]
+    assert run.attempt("a", 0) == record  # read back alone, as bench run's report does
 
 
 def test_a_corrupt_attempt_file_is_named(tmp_path: Path) -> None:
@@ -131,5 +132,20 @@ def test_a_corrupt_attempt_file_is_named(tmp_path: Path) -> None:
     (run.path / "attempts" / "a--r0.json").write_text('{"run_id": 3}')
     with pytest.raises(RunStoreError) as info:
         run.attempts()
+    assert info.value.code == "RUN_CORRUPT"
+    assert "a--r0.json" in str(info.value)
+
+
+@pytest.mark.parametrize("text", [None, '{"run_id": 3}', "{broken"])
+def test_one_attempt_read_back_that_is_missing_or_corrupt_is_named(
+    tmp_path: Path, text: str | None
+) -> None:
+    store = RunStore(tmp_path / "runs")
+    run = store.resolve(str(make(store, "20261201T100000Z-aaaaaa")))
+    (run.path / "attempts").mkdir()
+    if text is not None:
+        (run.path / "attempts" / "a--r0.json").write_text(text)
+    with pytest.raises(RunStoreError) as info:
+        run.attempt("a", 0)
     assert info.value.code == "RUN_CORRUPT"
     assert "a--r0.json" in str(info.value)
