@@ -17,6 +17,7 @@ import pytest
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolDef
 from bench.targets import ModelRequest, TargetSpec, build_target, wire
+from bench.targets import http as http_module
 from bench.targets.http import STREAM_TAIL_S, HttpEndpoint, uses_wire
 from bench.testing import mock_server
 from bench.testing.mock_server import MockServer
@@ -397,7 +398,7 @@ def test_a_connection_the_server_closed_while_idle_is_not_used() -> None:
     assert run(go()) == ([(200, b"ok"), (200, b"ok")], 2)
 
 
-def test_lines_split_like_str_splitlines_across_pieces() -> None:
+def test_lines_end_at_cr_lf_and_crlf_only_across_pieces() -> None:
     pieces = [b"data: a\r", b"\ndata: \xc3", b"\xa9\r\rlast\n", b"\n", b"tail"]
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -420,7 +421,25 @@ def test_lines_split_like_str_splitlines_across_pieces() -> None:
                 await pool.aclose()
 
     assert run(go()) == ["data: a", "data: é", "", "last", "", "tail"]
-    assert b"".join(pieces).decode().splitlines() == run(go())
+
+
+def test_text_lines_do_not_end_at_unicode_line_separators() -> None:
+    """A JSON string may hold U+2028, U+2029, U+0085 raw (llama.cpp's server writes them so);
+    ``str.splitlines`` ends a line there, the server-sent-events rule does not."""
+    text = 'data: {"c": "a\u2028b\u2029c\x85d"}\r\n\ndata: [DONE]\r'
+
+    async def pieces(size: int) -> AsyncIterator[bytes]:
+        data = text.encode()
+        for start in range(0, len(data), size):
+            yield data[start : start + size]
+
+    async def lines(size: int) -> list[str]:
+        return [line async for line in wire.text_lines(pieces(size))]
+
+    expected = ['data: {"c": "a\u2028b\u2029c\x85d"}', "", "data: [DONE]"]
+    for size in (1, 2, 3, 7, len(text) * 4):
+        assert run(lines(size)) == expected
+    assert len(text.splitlines()) > len(expected)  # what a splitlines reader would have made
 
 
 def test_silence_is_a_read_timeout() -> None:
@@ -588,6 +607,44 @@ def test_a_stream_left_open_after_its_last_event_ends_the_call_and_is_not_reused
     said, connections = run(go())
     assert said == ["hello", "hello"]
     assert connections == 2  # the unfinished body's connection was closed, not reused
+
+
+@pytest.mark.parametrize("transport", ["wire", "httpx"])
+def test_a_streamed_answer_with_a_raw_line_separator_arrives_whole(
+    transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said_text = "one\u2028two\u0085three"
+    events = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": said_text[:5]}}]},
+        {"choices": [{"index": 0, "delta": {"content": said_text[5:]}, "finish_reason": "stop"}]},
+    ]
+    body = b"".join(b"data: %s\n\n" % json.dumps(e, ensure_ascii=False).encode() for e in events)
+    body += b"data: [DONE]\n\n"
+    assert "\u2028".encode() in body
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+        writer.write((head + f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
+        await writer.drain()
+
+    if transport == "httpx":
+        monkeypatch.setattr(http_module, "uses_wire", lambda url, environ=None: False)
+
+    async def go() -> tuple[str, str]:
+        async with serving(handler) as server:
+            made = spec(server.url + "/v1", stream=True)
+            target = build_target(made, Path("."), Path("w.yaml"), env={})
+            try:
+                said = (await target.complete(REQUEST)).content
+                used = target.http.transport  # type: ignore[attr-defined]
+            finally:
+                await target.aclose()
+            return said, used
+
+    said, used = run(go())
+    assert used == transport
+    assert said == said_text
 
 
 def test_a_truncated_body_maps_to_the_code_httpx_gave_it() -> None:

@@ -738,7 +738,8 @@ async def _read_events(
     parser = SseParser()
     events: list[SseEvent] = []
     size = 0
-    async with closing(response.aiter_lines()) as lines:
+    # Lines end at CR, LF or CRLF only, over either transport (``wire.text_lines``).
+    async with closing(wire.text_lines(response.aiter_bytes())) as lines:
         async for line in lines:
             size += len(line) + 1
             if size > MAX_BODY_BYTES:

@@ -9,7 +9,9 @@ variable is set) and keeps httpx for ``https://`` and proxies (docs/DECISIONS.md
 What it does: a keep-alive pool per (host, port) with a limit on open connections; a request
 with a ``Content-Length`` body; responses framed by ``Content-Length``, ``Transfer-Encoding:
 chunked`` or the end of the connection; ``Connection: close`` (and HTTP/1.0) honoured; the
-body streamed as bytes or as lines (``str.splitlines`` rules, as httpx). A connection goes back
+body streamed as bytes or as lines (ended by CR, LF or CRLF only, as server-sent events are:
+``str.splitlines``, which httpx follows, also breaks a line at U+2028, U+0085 and others a
+JSON string may hold raw, which cut a streamed answer in two). A connection goes back
 to the pool only when its response was read to the end. A pooled connection that fails before
 the first byte of a response (the server closed it while it sat idle: the keep-alive race) is
 retried once on a fresh connection; nothing else is retried here. Headers are bounded
@@ -41,15 +43,15 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import re
 import socket
-from collections.abc import AsyncGenerator, Callable, Iterator, Mapping
-from contextlib import asynccontextmanager, suppress
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
+from contextlib import aclosing, asynccontextmanager, suppress
 from urllib.parse import urlsplit
 
 MAX_HEADER_BYTES = 64 * 1024
 MAX_CHUNK_LINE_BYTES = 4 * 1024
 READ_SIZE = 64 * 1024
-NEWLINES = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 MAX_HEADS = 64  # request heads kept per pool, by (method, URL, headers)
 _QUICKACK: int | None = getattr(socket, "TCP_QUICKACK", None)  # Linux only
 
@@ -311,21 +313,11 @@ class Response:
         self.reusable = self.keep_alive
 
     async def aiter_lines(self) -> AsyncGenerator[str, None]:
-        """The body as text lines (UTF-8, bad bytes replaced) without their line ends, split
-        as ``str.splitlines`` splits (what httpx does)."""
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        lines = _Lines()
-        body = self.aiter_bytes()
-        try:
-            async for chunk in body:
-                for line in lines.feed(decoder.decode(chunk)):
-                    yield line
-        finally:
-            await body.aclose()
-        for line in lines.feed(decoder.decode(b"", final=True)):
-            yield line
-        for line in lines.flush():
-            yield line
+        """The body as text lines (UTF-8, bad bytes replaced) without their line ends
+        (``text_lines``)."""
+        async with aclosing(text_lines(self.aiter_bytes())) as lines:
+            async for line in lines:
+                yield line
 
     async def _counted(self, length: int) -> AsyncGenerator[bytes, None]:
         connection = self._connection
@@ -397,8 +389,33 @@ class Response:
         connection.buffer = data
 
 
+async def text_lines(body: AsyncIterator[bytes]) -> AsyncGenerator[str, None]:
+    """``body``'s bytes as text lines (UTF-8, bad bytes replaced) without their line ends. A
+    line ends at CR, LF or CRLF and nowhere else (the server-sent-events rule), also when a
+    CRLF arrives split across two pieces. httpx's ``aiter_lines`` splits as ``str.splitlines``
+    does, at U+2028 and U+0085 too: a streamed answer holding one raw would reach the event
+    parser as two broken lines, so both transports read lines through here."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    lines = _Lines()
+    try:
+        async for chunk in body:
+            for line in lines.feed(decoder.decode(chunk)):
+                yield line
+    finally:
+        aclose = getattr(body, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    for line in lines.feed(decoder.decode(b"", final=True)):
+        yield line
+    for line in lines.flush():
+        yield line
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 class _Lines:
-    """Incremental ``str.splitlines``: a trailing ``\\r`` waits for a possible ``\\n``."""
+    """Incremental line splitting at CR, LF and CRLF: a trailing CR waits for a possible LF."""
 
     def __init__(self) -> None:
         self._buffer = ""
@@ -411,9 +428,8 @@ class _Lines:
             text, self._cr = text[:-1], True
         if not text:
             return []
-        text = self._buffer + text
-        lines = text.splitlines()
-        self._buffer = lines.pop() if text[-1] not in NEWLINES else ""
+        lines = _LINE_END.split(self._buffer + text)
+        self._buffer = lines.pop()
         return lines
 
     def flush(self) -> list[str]:
