@@ -55,6 +55,9 @@ REFUSED = [
         "'tag:yaml.org,2002:merge'",
     ),
     ("a: [unclosed\n", "line 2: malformed YAML: did not find expected ',' or ']'"),
+    # a key no JSON object can have: a clear error, not a TypeError's traceback
+    ("? [a]\n: 1\n", "line 1: malformed YAML: a mapping key must be a scalar (line 1)"),
+    ("x:\n  ? {a: 1}\n  : 2\n", "line 2: malformed YAML: a mapping key must be a scalar (line 2)"),
     ("a: 1\n---\nb: 2\n", "line 2: malformed YAML: but found another document"),
     ("a: !!str {b: 1}\n", "line 1: malformed YAML: expected a scalar node, but found mapping"),
     (

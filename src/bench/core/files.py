@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,11 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node)
+        if not isinstance(key, Hashable):  # ``? [a]`` or ``? {a: 1}``: no JSON object has one
+            mark = key_node.start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"a mapping key must be a scalar (line {mark.line + 1})", mark
+            )
         if key in seen:
             mark = key_node.start_mark
             raise yaml.constructor.ConstructorError(
