@@ -155,3 +155,23 @@ def test_any_text_gives_the_strict_loaders_value_or_error(text: str) -> None:
     except Exception as exc:
         got = ("error", type(exc), str(exc))
     assert got == expected
+
+
+@pytest.mark.parametrize("text", ["[" * 5000 + "]" * 5000, '{"a":' * 5000 + "1" + "}" * 5000])
+def test_json_nested_past_the_decoders_depth_is_json_invalid(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        files.read_json(path)
+    assert info.value.code == "JSON_INVALID"
+    assert info.value.path == str(path)
+    assert "nested too deeply" in info.value.message
+
+
+def test_yaml_nested_past_the_parsers_depth_is_yaml_invalid(tmp_path: Path) -> None:
+    path = tmp_path / "deep.yaml"
+    path.write_text("[" * 5000 + "]" * 5000)
+    with pytest.raises(InputError) as info:
+        files.read_yaml(path)
+    assert info.value.code == "YAML_INVALID"
+    assert info.value.path == str(path)

@@ -149,3 +149,36 @@ def test_one_attempt_read_back_that_is_missing_or_corrupt_is_named(
         run.attempt("a", 0)
     assert info.value.code == "RUN_CORRUPT"
     assert "a--r0.json" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "broken", "says"),
+    [
+        ("config.json", b"\xff\xfe{}", "not UTF-8 (byte 0)"),
+        ("status.json", b'{"run_id": "\xc0\x80"}', "not UTF-8 (byte 12)"),
+        ("attempts/a--r0.json", b"\x80", "not UTF-8 (byte 0)"),
+        ("status.json", None, "cannot be read"),
+    ],
+)
+def test_a_run_file_that_is_not_utf8_or_not_a_file_is_run_corrupt(
+    tmp_path: Path, name: str, broken: bytes | None, says: str
+) -> None:
+    store = RunStore(tmp_path / "runs")
+    run = store.resolve(str(make(store, "20261201T100000Z-aaaaaa")))
+    (run.path / "attempts").mkdir()
+    target = run.path / name
+    target.unlink(missing_ok=True)
+    if broken is None:
+        target.mkdir()  # a directory where the file belongs
+    else:
+        target.write_bytes(broken)
+    with pytest.raises(RunStoreError) as info:
+        if name == "config.json":
+            run.config()
+        elif name == "status.json":
+            run.status()
+        else:
+            run.attempts()
+    assert info.value.code == "RUN_CORRUPT"
+    assert info.value.path == str(target)
+    assert says in info.value.message

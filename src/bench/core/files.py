@@ -187,6 +187,12 @@ def parse_json(text: str, path: Path | str) -> Any:
         ) from None
     except ValueError as exc:
         raise InputError(f"malformed JSON: {exc}", code="JSON_INVALID", path=path) from None
+    except RecursionError:
+        # json's decoder recurses once per nested array or object (``[[[[...``); libyaml
+        # refuses the same input as "exceeded maximum nesting depth".
+        raise InputError(
+            "malformed JSON: nested too deeply", code="JSON_INVALID", path=path
+        ) from None
 
 
 def read_structured(path: Path) -> Any:

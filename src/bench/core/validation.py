@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,4 +56,31 @@ def _is_union_member_label(part: int | str) -> bool:
     return isinstance(part, str) and (part[:1].isupper() or part.startswith("function-"))
 
 
-__all__ = ["describe", "field_path"]
+def not_json(value: Any, path: str = "") -> tuple[str, str] | None:
+    """The path and kind of the first value in ``value`` that JSON cannot hold, if any.
+
+    YAML reads ``.nan`` as NaN, an unquoted ``2026-07-14`` as a date, ``!!binary`` as bytes and
+    ``!!set`` as a set: a free-form field (a task's tool data, a target's ``params``) holding
+    one could never be written as canonical JSON, hashed or sent, so its model refuses it."""
+    if value is None or isinstance(value, str | bool | int):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path or "(root)", repr(value))
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return (f"{path}.{key}" if path else str(key), f"the key {key!r}")
+            found = not_json(item, f"{path}.{key}" if path else key)
+            if found:
+                return found
+        return None
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            found = not_json(item, f"{path}[{index}]")
+            if found:
+                return found
+        return None
+    return (path or "(root)", f"a {type(value).__name__}")
+
+
+__all__ = ["describe", "field_path", "not_json"]

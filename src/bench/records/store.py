@@ -157,6 +157,14 @@ class RunDir:
             raise RunStoreError(
                 "missing from the run directory", code="RUN_CORRUPT", path=file
             ) from None
+        except UnicodeDecodeError as exc:
+            raise RunStoreError(
+                f"not UTF-8 (byte {exc.start})", code="RUN_CORRUPT", path=file
+            ) from None
+        except OSError as exc:  # a directory where the file belongs, or unreadable
+            raise RunStoreError(
+                f"cannot be read: {exc.strerror or exc}", code="RUN_CORRUPT", path=file
+            ) from None
         try:
             return model.model_validate(parse_json(text, file))
         except ValidationError as exc:

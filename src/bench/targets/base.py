@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, field_validator
 
 from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.errors import HARNESS_FAULT_CODES, EntrantError, HarnessFault
 from bench.core.ids import ID_PATTERN
 from bench.core.models import FORMAT_VERSION, Strict
 from bench.core.trace import FAILED_CALL, Message, ToolCallRequest, ToolDef, Usage, failed_call
+from bench.core.validation import not_json
 from bench.tasks.cases.check import PolicyFile
 
 
@@ -214,6 +215,17 @@ class TargetSpec(Strict):
     )
 
     _api_key: str | None = PrivateAttr(None)
+
+    @field_validator("params")
+    @classmethod
+    def _params_are_json(cls, params: dict[str, Any]) -> dict[str, Any]:
+        # params are sent as JSON and hashed into the run's fingerprint: YAML's .nan, a date
+        # or !!binary would otherwise end the run in a traceback after its directory exists.
+        where = not_json(params)
+        if where is not None:
+            path, kind = where
+            raise ValueError(f"{path}: {kind} is not a JSON value")
+        return params
 
     def api_key(self) -> str | None:
         """The resolved secret, if any; it lives only in memory."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -12,6 +11,7 @@ from bench.core.canonical import fingerprint
 from bench.core.ids import ID_PATTERN
 from bench.core.models import FORMAT_VERSION, Strict
 from bench.core.trace import Message
+from bench.core.validation import not_json
 
 from .expectations import Calls, Expectation, State, Steps, Trajectory
 from .families import VOCABULARY, Family
@@ -137,7 +137,7 @@ class Task(Strict):
     def _plain_json(self) -> Task:
         # YAML reads unquoted 2026-07-14 as a date and .nan as NaN: neither can ever be matched
         # by an answer or an argument, so the task is refused instead of failing entrants.
-        where = _not_json(self.model_dump(mode="python", by_alias=True), "")
+        where = not_json(self.model_dump(mode="python", by_alias=True), "")
         if where is not None:
             path, kind = where
             raise ValueError(f"{path}: {kind} is not a JSON value (quote it in the task file)")
@@ -186,29 +186,6 @@ class Task(Strict):
         for expectation in data["expectations"]:
             expectation.pop("note", None)
         return fingerprint(data, length=64)
-
-
-def _not_json(value: Any, path: str) -> tuple[str, str] | None:
-    """The path and kind of the first value in ``value`` that JSON cannot hold, if any."""
-    if value is None or isinstance(value, str | bool | int):
-        return None
-    if isinstance(value, float):
-        return None if math.isfinite(value) else (path or "(root)", repr(value))
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return (f"{path}.{key}" if path else str(key), f"the key {key!r}")
-            found = _not_json(item, f"{path}.{key}" if path else key)
-            if found:
-                return found
-        return None
-    if isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            found = _not_json(item, f"{path}[{index}]")
-            if found:
-                return found
-        return None
-    return (path or "(root)", f"a {type(value).__name__}")
 
 
 class TaskFile(Strict):
