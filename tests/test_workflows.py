@@ -644,6 +644,8 @@ def test_publish_uses_the_lock_full_history_and_results_only() -> None:
         "python -m pip install --quiet --require-hashes --no-deps -r "
         ".github/publish-requirements.txt",
         "python -m pip install --quiet --no-deps --no-build-isolation .",
+        "python -m pip install --quiet --no-deps --require-hashes -r "
+        "tests/suites/bfcl-requirements.txt",
     ]
     board = next(s for s in build if s.get("name") == "build the board")["run"]
     assert "--no-runs" in board.split() and "--results results" in board

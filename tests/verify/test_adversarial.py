@@ -195,3 +195,28 @@ def test_flipping_any_byte_of_any_file_is_rejected(data: st.DataObject) -> None:
             ),
         )
     assert not verdict.valid, (name, offset, mask)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_warm_task_cache_changes_no_verdict(case: str, tmp_path: Path) -> None:
+    """A board shares one TaskCache among all its bundles: warmed by a valid bundle verified
+    against the very same task set directory first, it gives every case the verdict it gets
+    alone, word for word."""
+    from dataclasses import replace
+
+    from bench.verify.taskcache import TaskCache
+
+    bundle, options = build_world(tmp_path / "world", case)
+    alone = verify_bundle(bundle, options)
+    pristine = tmp_path / "pristine" / "results" / BASE_BUNDLE.relative_to(BASE / "results")
+    shutil.copytree(BASE_BUNDLE, pristine)
+    cache = TaskCache()
+    warm = replace(options, results_root=tmp_path / "pristine" / "results", task_cache=cache)
+    verify_bundle(pristine, warm)  # valid unless the case broke the signers or the task set
+    shared = verify_bundle(bundle, replace(options, task_cache=cache))
+    assert _describe(shared) == _describe(alone)
+    assert (shared.checks, shared.replayed, shared.suite) == (
+        alone.checks,
+        alone.replayed,
+        alone.suite,
+    )

@@ -44,6 +44,12 @@ class BuildOptions:
     # Task sets of imported suites (DIR/tasks, suite.json beside it): the methodology note of
     # each suite's page, and the task set its bundles are verified against.
     suite_tasks: tuple[Path, ...] = ()
+    # Processes that verify and read the bundles: 1 reads them here; more, a pool of that
+    # many. The board is the same bytes either way (load.BundlesLoader).
+    jobs: int = 1
+    # ``--cache DIR``: entries of bundles verified (or read) by an earlier build, reused when
+    # nothing they depend on changed (entrycache.py); None: every bundle verified and read.
+    cache: Path | None = None
     extra_loaders: tuple[Loader, ...] = field(default=())
 
 
@@ -58,6 +64,8 @@ class BuildResult:
     problems: tuple[str, ...] = ()
     pages: tuple[tuple[Path, Board], ...] = ()
     """Every page written, (path, its board), the index first: one per suite."""
+    reused: int | None = None
+    """Bundles taken from ``--cache`` (None: built without a cache)."""
 
 
 def check_options(options: BuildOptions) -> None:
@@ -70,6 +78,25 @@ def check_options(options: BuildOptions) -> None:
         raise BoardUsageError("must be at least 1", field="--resamples")
     if options.seed < 0:
         raise BoardUsageError("must be a non-negative integer", field="--seed")
+    if options.cache is not None:
+        _check_writable(options.cache)
+
+
+def _check_writable(directory: Path) -> None:
+    """``--cache`` names a directory this build can write (made if absent)."""
+    import tempfile
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".probe-"):
+            pass
+    except OSError as exc:
+        raise BoardUsageError(
+            f"cannot be written: {exc.strerror or exc}",
+            code="BOARD_CACHE",
+            path=directory,
+            field="--cache",
+        ) from None
 
 
 def input_warnings(entries: list[EntryInput], verified: bool) -> list[str]:
@@ -196,16 +223,18 @@ def build(options: BuildOptions) -> BuildResult:
     loaders: list[Loader] = list(options.extra_loaders)
     if options.runs is not None:
         loaders.append(RunsLoader(options.runs))
+    bundles = None
     if options.results is not None:
-        loaders.append(
-            BundlesLoader(
-                options.results,
-                verify=options.verify_bundles,
-                allowed_signers=options.allowed_signers,
-                tasks=options.tasks,
-                suite_tasks={name: tasks for name, (tasks, _) in suites.items()},
-            )
+        bundles = BundlesLoader(
+            options.results,
+            verify=options.verify_bundles,
+            allowed_signers=options.allowed_signers,
+            tasks=options.tasks,
+            suite_tasks={name: tasks for name, (tasks, _) in suites.items()},
+            jobs=options.jobs,
+            cache=options.cache,
         )
+        loaders.append(bundles)
     loaded, inputs_hash = load_all(loaders, options.repo_url)
     # A cassette replay re-scores answers already recorded: never a row (a second row of the
     # same answers would count one entrant twice); the page says it was left out.
@@ -268,6 +297,7 @@ def build(options: BuildOptions) -> BuildResult:
         warnings=tuple(warnings),
         problems=tuple(problems),
         pages=tuple((options.out / f"{stem}.html", board) for stem, board in boards),
+        reused=sum(bundles.reused) if bundles is not None and options.cache is not None else None,
     )
 
 

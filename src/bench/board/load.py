@@ -12,10 +12,10 @@ same ``load`` method.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from bench.core.canonical import canonical_json
 from bench.core.errors import BenchError
@@ -24,6 +24,10 @@ from bench.records.store import RunDir, RunStore
 
 from .entries import EntryInput, from_summary
 from .errors import BoardInputError
+
+if TYPE_CHECKING:
+    from bench.verify import VerifyOptions
+    from bench.verify.taskcache import TaskCache
 
 
 class Loader(Protocol):
@@ -108,69 +112,193 @@ class BundlesLoader:
 
     def tasks_for(self, bundle: Path, default: Path) -> Path:
         """The task set a bundle is verified against: its suite's, when the build was given
-        it. The suite is read from config.json with verify's own reader; a config that
-        cannot be read is verify's to refuse, against the default task set."""
-        from bench.verify.failure import VerifyFailure
-        from bench.verify.records import read_config
+        it (``bench.verify.inputs.tasks_for_suite``, as ``bench verify --suite-tasks``)."""
+        from bench.verify.inputs import tasks_for_suite
 
-        if not self.suite_tasks:
-            return default
-        try:
-            suite = read_config(bundle).task_set.suite.name
-        except VerifyFailure:
-            return default
-        return self.suite_tasks.get(suite, default)
+        return tasks_for_suite(bundle, default, self.suite_tasks)
 
     def bundles(self) -> list[Path]:
         if not self.root.is_dir():
             return []
         return sorted(p.parent for p in self.root.glob("*/*/manifest.json") if p.parent.is_dir())
 
-    def load(self, repo_url: str | None) -> list[tuple[EntryInput, bytes]]:
-        from bench.reports.summary import summarize
-        from bench.verify import VerifyOptions, verify_bundle
-        from bench.verify.failure import VerifyFailure
-        from bench.verify.inputs import SIGNERS, TASKS
-        from bench.verify.records import load_run
+    jobs: int = 1
+    """Processes that verify and read the bundles (``bench board build --jobs``): 1 reads them
+    here, one after the other; more spreads them over a pool of that many, with the same
+    entries in the same order (each process derives the task sets once, ``TaskCache``)."""
 
-        out = []
-        for bundle in self.bundles():
-            verified, note = False, "not verified (--no-verify)"
-            if self.verify:  # first: its cheap checks run before the records are read
-                # Unless given: the keys and task set of the repository holding the results.
-                repo = self.root.parent
-                options = VerifyOptions(
-                    results_root=self.root,
-                    allowed_signers=self.allowed_signers or repo / SIGNERS,
-                    tasks=self.tasks_for(bundle, self.tasks or repo / TASKS),
-                )
-                verdict = verify_bundle(bundle, options)
-                verified = verdict.valid
-                note = "verified" if verified else f"verification failed: {verdict.code}"
-                if verdict.code == "SUITE_MISMATCH":
-                    note += f" (give suite {verdict.suite}'s task set with --suite-tasks)"
-            try:  # the very reader verify uses: its limits and text rules hold here too
+    reused: list[int] = field(default_factory=list, compare=False)
+    """How many bundles each ``load`` took from the cache (for the build's report)."""
+    cache: Path | None = None
+    """``bench board build --cache DIR``: entries kept from earlier builds, by a key over all
+    they depend on (``entrycache``); None: every bundle is verified and read."""
+
+    def load(self, repo_url: str | None) -> list[tuple[EntryInput, bytes]]:
+        from .entrycache import EntryCache
+
+        bundles = self.bundles()
+        store = EntryCache(self.cache) if self.cache is not None else None
+        keys: dict[Path, str | None] = {}
+        found: dict[Path, tuple[EntryInput, bytes]] = {}
+        if store is not None:
+            keys = self._keys(bundles, repo_url)
+            for bundle in bundles:
+                hit = store.get(keys[bundle])
+                if hit is not None:
+                    found[bundle] = hit
+        todo = [bundle for bundle in bundles if bundle not in found]
+        for bundle, loaded in zip(todo, self._load_many(todo, repo_url), strict=True):
+            found[bundle] = loaded
+            keep = store is not None and (loaded[0].verified or not self.verify)
+            if keep and store is not None and not store.put(keys.get(bundle), *loaded):
+                store = None  # unwritable since check_options tried it: go on without
+        self.reused.append(len(bundles) - len(todo))
+        return [found[bundle] for bundle in bundles]
+
+    def _keys(self, bundles: list[Path], repo_url: str | None) -> dict[Path, str | None]:
+        from bench.verify.dependencies import VerdictInputs, code_digest
+
+        from .entrycache import EntryCache
+
+        inputs = VerdictInputs(self.root)
+        keys: dict[Path, str | None] = {}
+        for bundle in bundles:
+            if self.verify:
+                base = inputs.key(bundle, self._options(bundle, None))
+            else:
+                own = inputs.digest(bundle)
+                where = f"{bundle.parent.name}/{bundle.name}"
+                base = None if own is None else EntryCache.key(code_digest(), where, own)
+            keys[bundle] = (
+                None
+                if base is None
+                else EntryCache.key(base, repr(repo_url), self.root.name, repr(self.verify))
+            )
+        return keys
+
+    def _load_many(
+        self, bundles: list[Path], repo_url: str | None
+    ) -> Iterator[tuple[EntryInput, bytes]]:
+        """Each bundle loaded, in order; the first refusal is raised as a serial read meets
+        it."""
+        from bench.verify.taskcache import TaskCache
+
+        if self.jobs <= 1 or len(bundles) <= 1:
+            cache = TaskCache()
+            for bundle in bundles:
+                yield _raise(self.load_one(bundle, repo_url, cache))
+            return
+        import concurrent.futures
+
+        with concurrent.futures.ProcessPoolExecutor(
+            max_workers=min(self.jobs, len(bundles)), initializer=_start_worker
+        ) as pool:
+            work = [(self, bundle, repo_url) for bundle in bundles]
+            try:  # in the bundles' order: the first error is the one a serial read meets
+                for loaded in pool.map(_load_in_worker, work):
+                    yield _raise(loaded)
+            except BoardInputError:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+
+    def _options(self, bundle: Path, cache: TaskCache | None) -> VerifyOptions:
+        from bench.verify import VerifyOptions
+        from bench.verify.inputs import SIGNERS, TASKS
+
+        # Unless given: the keys and task set of the repository holding the results.
+        repo = self.root.parent
+        return VerifyOptions(
+            results_root=self.root,
+            allowed_signers=self.allowed_signers or repo / SIGNERS,
+            tasks=self.tasks_for(bundle, self.tasks or repo / TASKS),
+            task_cache=cache,
+        )
+
+    def load_one(self, bundle: Path, repo_url: str | None, cache: TaskCache) -> _Loaded:
+        """One bundle's entry and digest, or the ``BOARD_INPUT`` error that refuses it (as
+        values, so that a worker process hands either back)."""
+        from bench.reports.summary import summarize
+        from bench.verify.failure import VerifyFailure
+        from bench.verify.records import load_run
+        from bench.verify.verifier import verify_and_load
+
+        verified, note = False, "not verified (--no-verify)"
+        run = None
+        if self.verify:  # first: its cheap checks run before the records are read
+            verdict, run = verify_and_load(bundle, self._options(bundle, cache))
+            verified = verdict.valid
+            note = "verified" if verified else f"verification failed: {verdict.code}"
+            if verdict.code == "SUITE_MISMATCH":
+                note += f" (give suite {verdict.suite}'s task set with --suite-tasks)"
+        if run is None:  # not read by verify: read here, by the very reader verify uses
+            try:
                 run = load_run(bundle)
             except VerifyFailure as exc:
-                raise BoardInputError(
-                    f"{exc.code}: {exc.message}", path=exc.path, field=exc.field
-                ) from None
-            view = _BundleRunDir(bundle, run.config, run.status, tuple(run.attempts))
-            try:
-                summary = summarize(view)
-            except BenchError as exc:
-                raise BoardInputError(exc.message, path=exc.path, field=exc.field) from None
-            rel = f"{self.root.name}/{bundle.parent.name}/{bundle.name}"
-            entry = from_summary(
-                summary,
-                source="bundle",
-                source_path=rel,
-                verified=verified,
-                verified_note=note,
-                repo_url=repo_url,
-            )
-            out.append((entry, _digest(run.config, run.status, run.attempts)))
-        return out
+                return _Refusal(f"{exc.code}: {exc.message}", exc.path, exc.field)
+        view = _BundleRunDir(bundle, run.config, run.status, tuple(run.attempts))
+        try:
+            summary = summarize(view)
+        except BenchError as exc:
+            return _Refusal(exc.message, exc.path, exc.field)
+        rel = f"{self.root.name}/{bundle.parent.name}/{bundle.name}"
+        entry = from_summary(
+            summary,
+            source="bundle",
+            source_path=rel,
+            verified=verified,
+            verified_note=note,
+            repo_url=repo_url,
+        )
+        return entry, _digest(run.config, run.status, run.attempts)
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    message: str
+    path: str | None
+    field: str | None
+
+
+_Loaded = tuple[EntryInput, bytes] | _Refusal
+
+
+def _raise(loaded: _Loaded) -> tuple[EntryInput, bytes]:
+    if isinstance(loaded, _Refusal):
+        raise BoardInputError(loaded.message, path=loaded.path, field=loaded.field)
+    return loaded
+
+
+_WORKER_CACHE: list[TaskCache] = []
+
+
+def _start_worker() -> None:
+    from bench.verify.taskcache import TaskCache
+
+    _WORKER_CACHE[:] = [TaskCache()]
+
+
+def _load_in_worker(work: tuple[BundlesLoader, Path, str | None]) -> _Loaded:
+    loader, bundle, repo_url = work
+    return loader.load_one(bundle, repo_url, _WORKER_CACHE[0])
+
+
+def suites_named(results: Path) -> dict[str, set[str | None]]:
+    """Every suite the bundles under ``results`` name other than bench-suite: name -> the
+    versions named. config.json is read with verify's own reader; a bundle whose config cannot
+    be read is left to verify to refuse."""
+    from bench.core.suite import DEFAULT_SUITE_NAME
+    from bench.verify.failure import VerifyFailure
+    from bench.verify.records import read_config
+
+    found: dict[str, set[str | None]] = {}
+    for bundle in BundlesLoader(results).bundles():
+        try:
+            suite = read_config(bundle).task_set.suite
+        except VerifyFailure:
+            continue
+        if suite.name != DEFAULT_SUITE_NAME:
+            found.setdefault(suite.name, set()).add(suite.version)
+    return found
 
 
 def load_all(loaders: Iterable[Loader], repo_url: str | None) -> tuple[list[EntryInput], str]:
@@ -183,4 +311,4 @@ def load_all(loaders: Iterable[Loader], repo_url: str | None) -> tuple[list[Entr
     return [entry for entry, _ in loaded], h.hexdigest()
 
 
-__all__ = ["BundlesLoader", "Loader", "RunLoader", "RunsLoader", "load_all"]
+__all__ = ["BundlesLoader", "Loader", "RunLoader", "RunsLoader", "load_all", "suites_named"]

@@ -9,6 +9,13 @@ import click
 from .common import CONTEXT
 
 
+def _cores() -> int:
+    import os
+
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
 @click.group(context_settings=CONTEXT)
 def board() -> None:
     """Build the leaderboard page."""
@@ -97,6 +104,22 @@ def board() -> None:
     "methodology note. The board shows one suite per page.",
 )
 @click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes that verify and read the bundles (default: one per CPU core). The board "
+    "is the same bytes for any number.",
+)
+@click.option(
+    "--cache",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Keep each verified bundle's entry in this directory and reuse it on the next build "
+    "while nothing it depends on changed (the bundle's bytes, the keys, the task set, earlier "
+    "bundles, this code). Trusted like the code: never restore it from a source a pull "
+    "request can write.",
+)
+@click.option(
     "--submissions",
     type=click.Path(path_type=Path, file_okay=False),
     default=Path("submissions"),
@@ -118,6 +141,8 @@ def build(
     allowed_signers: Path | None,
     tasks: Path | None,
     suite_tasks: tuple[Path, ...],
+    jobs: int | None,
+    cache: Path | None,
     submissions: Path,
 ) -> None:
     """Build the board from run directories and bundles into OUT/index.html.
@@ -144,6 +169,8 @@ def build(
             allowed_signers=allowed_signers,
             tasks=tasks,
             suite_tasks=suite_tasks,
+            jobs=jobs or _cores(),
+            cache=cache,
             submissions=submissions,
         )
     )
@@ -157,8 +184,64 @@ def build(
         f"board: {cohorts} cohort(s), {entries} row(s){suites}"
         f"; inputs {result.board.inputs_hash[:16]}, seed {result.board.seed}"
     )
+    if result.reused is not None:
+        click.echo(f"cache: {result.reused} bundle(s) reused from {cache}")
     click.echo(f"wrote {result.index}")
     click.echo(f"wrote {result.board_json}")
     for page, _ in result.pages[1:]:
         click.echo(f"wrote {page}")
         click.echo(f"wrote {page.with_suffix('.json')}")
+
+
+@board.command("suite-tasks", context_settings=CONTEXT)
+@click.option(
+    "--results",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("results"),
+    show_default=True,
+    help="Signed bundles, results/<entrant>/<run_id>/.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Where to write each suite's task set (OUT/<suite>/tasks, suite.json beside it).",
+)
+@click.option(
+    "--bfcl-source",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="A bfcl_eval package directory (default: the installed bfcl-eval, found by import).",
+)
+def suite_tasks(results: Path, out: Path, bfcl_source: Path | None) -> None:
+    """Rebuild the task set of every imported suite the bundles under --results name.
+
+    Prints, one per line, the options that give them to bench verify and bench board build
+    (--suite-tasks, then the path), and nothing when every bundle is bench-suite's: the
+    publish and verify-pr workflows read them into an array. Each suite is rebuilt with its
+    importer (bfcl-v4: bench suite import bfcl, from the pinned bfcl-eval, which must be
+    installed); a version other than the bundles' is written as is (verify then refuses those
+    bundles, SUITE_MISMATCH) and said on stderr. A suite no importer rebuilds is BOARD_SUITE.
+    """
+    from bench.board.errors import BoardUsageError
+    from bench.board.load import suites_named
+    from bench.suites.bfcl import import_bfcl
+    from bench.suites.bfcl_suite import SUITE_NAME
+
+    for name, versions in sorted(suites_named(results).items()):
+        if name != SUITE_NAME:
+            raise BoardUsageError(
+                f"bundles name suite {name}, which no importer rebuilds (known: {SUITE_NAME})",
+                code="BOARD_SUITE",
+                path=results,
+            )
+        done = import_bfcl(out / name, bfcl_source)
+        other = sorted(str(v) for v in versions if v != done.source.version)
+        if other:
+            click.echo(
+                f"warning: bundles name {name} {', '.join(other)}; rebuilt from "
+                f"bfcl-eval {done.source.version}",
+                err=True,
+            )
+        click.echo("--suite-tasks")
+        click.echo(str(out / name / "tasks"))

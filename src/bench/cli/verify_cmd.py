@@ -38,6 +38,15 @@ from .common import CONTEXT
     help="The pinned task set (default: tasks/ of the repository BUNDLE sits in, else ./tasks).",
 )
 @click.option(
+    "--suite-tasks",
+    "suite_tasks",
+    type=click.Path(path_type=Path),
+    multiple=True,
+    help="The task set of an imported suite (DIR/tasks of bench suite import, its suite.json "
+    "beside it); repeatable. A bundle whose run names that suite is verified against it "
+    "instead of --tasks (as bench board build --suite-tasks does).",
+)
+@click.option(
     "--corpora",
     type=click.Path(path_type=Path, file_okay=False),
     help="Corpus root of the task set.",
@@ -106,6 +115,7 @@ def verify(
     allowed_signers: Path | None,
     base_ref: str | None,
     tasks: Path | None,
+    suite_tasks: tuple[Path, ...],
     corpora: Path | None,
     repository: str,
     replay_sample: int,
@@ -151,6 +161,11 @@ def verify(
     results_root, allowed_signers, tasks = default_inputs(
         bundle, results_root, allowed_signers, tasks
     )
+    if suite_tasks:
+        from bench.core.suite import load_suite
+        from bench.verify.inputs import tasks_for_suite
+
+        tasks = tasks_for_suite(bundle, tasks, {load_suite(t).name: t for t in suite_tasks})
     options = VerifyOptions(
         results_root=results_root,
         allowed_signers=allowed_signers,

@@ -88,6 +88,9 @@ class Imported:
     """(BFCL id, BFCL id of its twin) for each case left out as an exact duplicate."""
     unpassable: tuple[tuple[str, str], ...] = ()
     """(BFCL id, why) for each case left out because no output can pass it."""
+    unshowable: tuple[tuple[str, str], ...] = ()
+    """(BFCL id, what) for each case left out because its text holds a character the board
+    cannot show (``bench verify`` refuses such a record, ``TEXT_INVALID``)."""
 
     @property
     def total(self) -> int:
@@ -160,21 +163,29 @@ def _metadata(package: Path) -> tuple[str, str]:
 def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
     if not path.is_file():
         raise InputError("BFCL data file missing", code="SUITE_SOURCE_MISSING", path=path)
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"not JSON: {exc.msg}", code="SUITE_DATA", path=path, field=f"line {number}"
-                ) from None
-            if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-                raise InputError(
-                    "an entry without an id", code="SUITE_DATA", path=path, field=f"line {number}"
-                )
-            yield entry
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 (byte {exc.start})", code="FILE_ENCODING", path=path) from None
+    # "\n" only: JSON strings may hold U+2028 and friends, which str.splitlines would cut at.
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"not JSON: {exc.msg}", code="SUITE_DATA", path=path, field=f"line {number}"
+            ) from None
+        except RecursionError:
+            raise InputError(
+                "not JSON: nested too deeply", code="SUITE_DATA", path=path, field=f"line {number}"
+            ) from None
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            raise InputError(
+                "an entry without an id", code="SUITE_DATA", path=path, field=f"line {number}"
+            )
+        yield entry
 
 
 def read_category(source: Source, category: str) -> list[tuple[dict[str, Any], Any]]:
@@ -241,6 +252,36 @@ class Converted:
     tasks: dict[str, list[dict[str, Any]]]
     dropped: tuple[tuple[str, str], ...]
     unpassable: tuple[tuple[str, str], ...]
+    unshowable: tuple[tuple[str, str], ...] = ()
+
+
+# What ``bench verify`` refuses in any string of a bundle (``bench.verify.jsonsafe``, which
+# this package may not import): controls but tab, LF and CR, surrogates, non-characters.
+_UNSHOWABLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]"
+)
+
+
+def unshowable(value: Any) -> str | None:
+    """The first character in any string of ``value`` (keys too) that a bundle may not hold,
+    named; None when every string is text the board can show. A run of such a task records
+    the text in its trace, so its bundle could never verify."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found = _UNSHOWABLE.search(item) or next(
+                (c for c in item if ord(c) > 0xFFFF and ord(c) & 0xFFFE == 0xFFFE), None
+            )
+            if found is not None:
+                ch = found if isinstance(found, str) else found.group()
+                return f"its text holds U+{ord(ch):04X}, which the board cannot show"
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 def unpassable(task: Task) -> str | None:
@@ -264,7 +305,8 @@ def convert(source: Source, categories: list[str] | None = None) -> Converted:
     validated as a :class:`Task`. A case that is the same task as an earlier one (same
     messages, tools and answer: this project refuses duplicates, ``TASK_DUPLICATE``) is left
     out and listed in ``dropped`` with its twin; a case no output can pass (``unpassable``) is
-    left out and listed in ``unpassable`` with the reason."""
+    left out and listed in ``unpassable`` with the reason; a case whose text holds a character
+    a verified bundle may not (``unshowable``) is left out and listed in ``unshowable``."""
     chosen = categories or list(CATEGORIES)
     unknown = [name for name in chosen if name not in CATEGORIES]
     if unknown:
@@ -276,11 +318,23 @@ def convert(source: Source, categories: list[str] | None = None) -> Converted:
     seen: dict[str, str] = {}
     dropped: list[tuple[str, str]] = []
     impossible: list[tuple[str, str]] = []
+    unsafe: list[tuple[str, str]] = []
     tasks: dict[str, list[dict[str, Any]]] = {}
     for category in chosen:
         kept = tasks.setdefault(category, [])
         for entry, answer in read_category(source, category):
-            data = task_for(entry, answer, category, source.version)
+            try:
+                data = task_for(entry, answer, category, source.version)
+            except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+                # task_for walks BFCL's JSON as its own files shape it; any other shape (a
+                # string where a list of messages belongs, a function without a name) is the
+                # data's fault, named by case, never a traceback.
+                raise InputError(
+                    f"not a BFCL case of the expected shape ({type(exc).__name__}: {exc})",
+                    code="SUITE_DATA",
+                    path=f"BFCL_v4_{category}.json",
+                    field=str(entry["id"]),
+                ) from None
             try:
                 task = Task.model_validate(data)
             except ValidationError as exc:
@@ -291,6 +345,10 @@ def convert(source: Source, categories: list[str] | None = None) -> Converted:
                     path=f"BFCL_v4_{category}.json",
                     field=f"{entry['id']}.{field}",
                 ) from None
+            what = unshowable(data)
+            if what is not None:
+                unsafe.append((str(entry["id"]), what))
+                continue
             why = unpassable(task)
             if why is not None:
                 impossible.append((str(entry["id"]), why))
@@ -301,7 +359,12 @@ def convert(source: Source, categories: list[str] | None = None) -> Converted:
                 continue
             seen[mark] = str(entry["id"])
             kept.append(data)
-    return Converted(tasks=tasks, dropped=tuple(dropped), unpassable=tuple(impossible))
+    return Converted(
+        tasks=tasks,
+        dropped=tuple(dropped),
+        unpassable=tuple(impossible),
+        unshowable=tuple(unsafe),
+    )
 
 
 def import_bfcl(
@@ -331,6 +394,7 @@ def import_bfcl(
         files=(*files, readme, suite),
         dropped=converted.dropped,
         unpassable=converted.unpassable,
+        unshowable=converted.unshowable,
     )
 
 
@@ -338,12 +402,24 @@ def readme_text(source: Source, counts: Mapping[str, int], converted: Converted)
     rows = "\n".join(f"| {name} | {CATEGORIES[name][1]} | {n} |" for name, n in counts.items())
     twins = "\n".join(f"- `{case}`: the same task as `{twin}`" for case, twin in converted.dropped)
     impossible = "\n".join(f"- `{case}`: {why}" for case, why in converted.unpassable)
-    left_out = "\n## Left out\n" if converted.dropped or converted.unpassable else ""
+    unsafe = "\n".join(f"- `{case}`: {what}" for case, what in converted.unshowable)
+    left_out = (
+        "\n## Left out\n"
+        if converted.dropped or converted.unpassable or converted.unshowable
+        else ""
+    )
     if converted.unpassable:
         left_out += (
             "\nCases no output can pass: the ground truth contradicts the case's own function "
             "doc, so the first listed values, written as BFCL's checker reads them, fail BFCL's "
             f"own checker (docs/SUITES.md):\n\n{impossible}\n"
+        )
+    if converted.unshowable:
+        left_out += (
+            "\nCases whose text holds a control character (or another character the board "
+            "cannot show): a run records the question in its traces, and `bench verify` "
+            f"refuses such a record (`TEXT_INVALID`), so no bundle of them could publish:\n\n"
+            f"{unsafe}\n"
         )
     if converted.dropped:
         left_out += (
@@ -388,5 +464,6 @@ __all__ = [
     "task_id",
     "tool_name",
     "unpassable",
+    "unshowable",
     "tool_spec",
 ]

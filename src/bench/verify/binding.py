@@ -62,6 +62,7 @@ from bench.world import World
 from .codes import Code
 from .failure import VerifyFailure
 from .records import BundleRun
+from .taskcache import TaskCache
 
 _KEY_FIELDS = ("task_id", "repeat")
 # What the re-drive must reproduce exactly (latency is the entrant's clock, never re-derived).
@@ -248,15 +249,17 @@ class _Worlds:
 
     def __init__(self, corpora: CorpusLibrary) -> None:
         self._corpora = corpora
-        self._worlds: dict[str, World] = {}
+        # id(task) -> (the task, kept so that its id is not reused; its world): shared by
+        # every bundle verified against the same task objects (taskcache.py)
+        self._worlds: dict[int, tuple[Task, World]] = {}
 
     def fresh(self, task: Task) -> World:
-        world = self._worlds.get(task.id)
-        if world is None:
+        held = self._worlds.get(id(task))
+        if held is None:
             corpus: Corpus | None = self._corpora.corpus(task.corpus) if task.corpus else None
-            world = World(task, corpus)
-            self._worlds[task.id] = world
-        return world.fresh()
+            held = self._worlds[id(task)] = (task, World(task, corpus))
+        assert held[0] is task
+        return held[1].fresh()
 
 
 @dataclass(frozen=True)
@@ -390,9 +393,10 @@ def _check_outcome(bundle: Path, record: AttemptRecord, again: _Redriven) -> Non
         )
 
 
-async def _check_all(bundle: Path, task_set: TaskSet, run: BundleRun) -> None:
+async def _check_all(bundle: Path, task_set: TaskSet, run: BundleRun, cache: TaskCache) -> None:
     spec = TargetSpec.model_validate(run.config.target)
-    worlds = _Worlds(CorpusLibrary(task_set.corpus_root))
+    root = task_set.corpus_root
+    worlds = cache.shared("worlds", root, lambda: _Worlds(cache.corpora(root)))
     by_id = task_set.by_id()
     for record in run.attempts:
         again = await _redrive(record, by_id[record.task_id], spec, run, worlds)
@@ -400,9 +404,12 @@ async def _check_all(bundle: Path, task_set: TaskSet, run: BundleRun) -> None:
         _compare(bundle, record, again)
 
 
-def check_binding(bundle: Path, task_set: TaskSet, run: BundleRun) -> None:
-    """Re-drive every attempt from its recording; the first that differs fails."""
-    asyncio.run(_check_all(bundle, task_set, run))
+def check_binding(
+    bundle: Path, task_set: TaskSet, run: BundleRun, cache: TaskCache | None = None
+) -> None:
+    """Re-drive every attempt from its recording; the first that differs fails. Each task's
+    world is built once per ``cache`` (a fresh copy per attempt, as the runner does)."""
+    asyncio.run(_check_all(bundle, task_set, run, cache or TaskCache()))
 
 
 __all__ = ["check_binding", "check_recording"]

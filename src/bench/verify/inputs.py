@@ -9,6 +9,7 @@ A bundle outside any such directory falls back to those paths under the current 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from .codes import Code
@@ -68,4 +69,28 @@ def check_present(
         raise VerifyFailure(missing[0][0], message, path=str(bundle))
 
 
-__all__ = ["RESULTS", "SIGNERS", "TASKS", "check_present", "default_inputs", "repository_of"]
+def tasks_for_suite(bundle: Path, default: Path, suite_tasks: Mapping[str, Path]) -> Path:
+    """The task set a bundle is verified against: its suite's, when one was given (suite name
+    -> task set: ``--suite-tasks``), else ``default``. The suite is read from config.json with
+    the records' own reader; a config that cannot be read is the verifier's to refuse,
+    against ``default``."""
+    from .records import read_config
+
+    if not suite_tasks:
+        return default
+    try:
+        suite = read_config(bundle).task_set.suite.name
+    except VerifyFailure:
+        return default
+    return suite_tasks.get(suite, default)
+
+
+__all__ = [
+    "RESULTS",
+    "SIGNERS",
+    "TASKS",
+    "check_present",
+    "default_inputs",
+    "repository_of",
+    "tasks_for_suite",
+]

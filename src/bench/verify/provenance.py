@@ -327,7 +327,7 @@ def landing_order(root: Path) -> dict[Path, int]:
     return rank
 
 
-def _earlier(a: Path, b: Path, rank: dict[Path, int], created: dict[Path, str]) -> bool:
+def earlier(a: Path, b: Path, rank: dict[Path, int], created: dict[Path, str]) -> bool:
     """Whether bundle ``a`` came before bundle ``b``."""
     ka, kb = rank.get((a / MANIFEST).resolve()), rank.get((b / MANIFEST).resolve())
     if ka != kb:
@@ -340,7 +340,7 @@ def _earlier(a: Path, b: Path, rank: dict[Path, int], created: dict[Path, str]) 
     return (created.get(a, ""), a.name, str(a)) < (created.get(b, ""), b.name, str(b))
 
 
-def _created(bundle: Path) -> str:
+def created_of(bundle: Path) -> str:
     try:
         value = json.loads((bundle / MANIFEST).read_bytes())
         return str(value.get("created_at", "")) if isinstance(value, dict) else ""
@@ -377,8 +377,8 @@ def check_provenance(bundle: Path, placement: Placement, run: BundleRun) -> None
         if order is None:
             order = landing_order(placement.root)
         for path in (bundle, other):
-            created.setdefault(path, _created(path))
-        if _earlier(other, bundle, order, created):
+            created.setdefault(path, created_of(path))
+        if earlier(other, bundle, order, created):
             name = f"{other.parent.name}/{other.name}"
             raise VerifyFailure(
                 Code.DUPLICATE_BUNDLE,
@@ -404,6 +404,8 @@ __all__ = [
     "could_duplicate",
     "digest_of",
     "contents_of_records",
+    "created_of",
+    "earlier",
     "landing_order",
     "overlap",
     "read_other",

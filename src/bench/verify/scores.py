@@ -26,6 +26,7 @@ from bench.tasks.model import Task
 from .codes import Code
 from .failure import VerifyFailure
 from .records import BundleRun
+from .taskcache import TaskCache
 
 # Harness faults leave the denominator, so they are capped far lower than errors: each must be
 # reproduced from its recording (binding.py), and at most 2 % of the attempts (at least 1) may
@@ -34,10 +35,16 @@ MAX_HARNESS_FAULT_SHARE = 0.02
 RESCORED = frozenset({"scored", "not_scorable"})
 
 
-def pinned_tasks(tasks: Path, corpus_root: Path | None, run: BundleRun) -> TaskSet:
+def pinned_tasks(
+    tasks: Path, corpus_root: Path | None, run: BundleRun, cache: TaskCache | None = None
+) -> TaskSet:
     try:
-        task_set = load_task_set(tasks, corpus_root).select(run.config.task_set.split)
-        task_set.content_hash()
+        if cache is None:
+            task_set = load_task_set(tasks, corpus_root).select(run.config.task_set.split)
+            task_set.content_hash()
+        else:
+            task_set = cache.select(cache.load(tasks, corpus_root), run.config.task_set.split)
+            cache.content_hash(task_set)
     except (BenchError, OSError) as exc:
         message = exc.render() if isinstance(exc, BenchError) else str(exc)
         raise VerifyFailure(Code.TASKS_UNUSABLE, message, path=str(tasks)) from None
@@ -48,7 +55,13 @@ def _hashes(suite: str, pinned_by_bundle: str, given: str) -> str:
     return f"suite {suite}, the bundle's task set {pinned_by_bundle}, the pinned one {given}"
 
 
-def check_suite(bundle: Path, task_set: TaskSet, run: BundleRun, manifest: BundleManifest) -> None:
+def check_suite(
+    bundle: Path,
+    task_set: TaskSet,
+    run: BundleRun,
+    manifest: BundleManifest,
+    cache: TaskCache | None = None,
+) -> None:
     """The task set verify was given belongs to the suite the bundle names (name and version):
     a bundle is only ever checked, scored and ranked against its own suite, even where two
     suites' tasks hashed alike (docs/SUITES.md)."""
@@ -60,32 +73,43 @@ def check_suite(bundle: Path, task_set: TaskSet, run: BundleRun, manifest: Bundl
     raise VerifyFailure(
         Code.SUITE_MISMATCH,
         f"a run of suite {ran.label()} (task set {ran_hash or manifest.task_set_hash}); the "
-        f"task set given is suite {given.label()} (task set {task_set.content_hash()}): "
+        f"task set given is suite {given.label()} (task set {_hash(task_set, cache)}): "
         f"verify with {ran.name}'s own (--tasks)",
         path=str(bundle / "config.json"),
         field=field,
     )
 
 
+def _hash(task_set: TaskSet, cache: TaskCache | None) -> str:
+    return task_set.content_hash() if cache is None else cache.content_hash(task_set)
+
+
 def check_tasks(
-    bundle: Path, task_set: TaskSet, run: BundleRun, manifest: BundleManifest
+    bundle: Path,
+    task_set: TaskSet,
+    run: BundleRun,
+    manifest: BundleManifest,
+    cache: TaskCache | None = None,
 ) -> TaskSet:
     """The run's tasks are the pinned split's, or a named subset of them (``--task``,
     ``--language``): a subset run verifies against the tasks it chose, shown on the board in
-    a cohort of its own (docs/METHODOLOGY.md). Returns the tasks the run is checked against."""
+    a cohort of its own (docs/METHODOLOGY.md). Returns the tasks the run is checked against.
+    With a ``cache``, the pinned split's hash and fingerprints are computed once for every
+    bundle checked against it (a subset's own hash is computed for its bundle)."""
     ref = run.config.task_set
     subset = ref.subset
-    check_suite(bundle, task_set, run, manifest)
+    pinned_set = task_set
+    check_suite(bundle, task_set, run, manifest, cache)
     if subset is not None:
-        if subset.of_hash != task_set.content_hash() or subset.of != len(task_set.tasks):
+        if subset.of_hash != _hash(task_set, cache) or subset.of != len(task_set.tasks):
             raise VerifyFailure(
                 Code.TASK_SET_MISMATCH,
                 "the subset was chosen from another task set version than the pinned split: "
-                f"{_hashes(ref.suite.label(), subset.of_hash, task_set.content_hash())}",
+                f"{_hashes(ref.suite.label(), subset.of_hash, _hash(task_set, cache))}",
                 path=str(bundle / "config.json"),
                 field="task_set.subset.of_hash",
             )
-        known = task_set.by_id()
+        known = task_set.by_id() if cache is None else cache.by_id(task_set)
         stray = sorted(set(ref.task_ids) - set(known))
         if stray:
             raise VerifyFailure(
@@ -103,11 +127,13 @@ def check_tasks(
                 field="task_set.subset.tasks",
             )
         task_set = chosen
-    if task_set.content_hash() != manifest.task_set_hash:
+    # A subset is a new object per bundle: hashed here, never held by the cache.
+    found = task_set.content_hash() if task_set is not pinned_set else _hash(task_set, cache)
+    if found != manifest.task_set_hash:
         raise VerifyFailure(
             Code.TASK_SET_MISMATCH,
             "the bundle was run on another task set version than the pinned one: "
-            f"{_hashes(ref.suite.label(), manifest.task_set_hash, task_set.content_hash())}",
+            f"{_hashes(ref.suite.label(), manifest.task_set_hash, found)}",
             path=str(bundle / "manifest.json"),
             field="task_set_hash",
         )
@@ -118,8 +144,14 @@ def check_tasks(
             path=str(bundle / "config.json"),
             field="task_set.task_ids",
         )
+    # The subset's tasks are the pinned split's own objects: their fingerprints are its.
+    prints = (
+        {task.id: task.fingerprint() for task in task_set.tasks}
+        if cache is None
+        else cache.fingerprints(pinned_set)
+    )
     pinned = {
-        task.id: (task.fingerprint(), task.family, task.split, task.language)
+        task.id: (prints[task.id], task.family, task.split, task.language)
         for task in task_set.tasks
     }
     for record in run.attempts:
@@ -155,12 +187,14 @@ def _expected(task: Task, record: AttemptRecord, corpora: CorpusLibrary) -> tupl
     return (record.outcome, None, None), ([], [], axes)
 
 
-def check_scores(bundle: Path, task_set: TaskSet, run: BundleRun) -> None:
+def check_scores(
+    bundle: Path, task_set: TaskSet, run: BundleRun, cache: TaskCache | None = None
+) -> None:
     """Every claimed outcome, value and pass, and every verdict sentence, safety violation and
     axis the board shows, is what the attempt's trace earns today. Judged checks cannot be
     re-decided offline: in a judged run, the verdicts of ``judge`` expectations are not
     compared, and the recorded safety violations need only include the recomputed ones."""
-    corpora = CorpusLibrary(task_set.corpus_root)
+    corpora = (cache or TaskCache()).corpora(task_set.corpus_root)
     by_id = task_set.by_id()
     judged = run.config.judge is not None
     for record in run.attempts:
@@ -204,12 +238,16 @@ def _replay_target(run: BundleRun) -> TargetSpec:
 
 
 async def _replay(
-    bundle: Path, task_set: TaskSet, run: BundleRun, chosen: list[AttemptRecord], scratch: Path
+    bundle: Path,
+    task_set: TaskSet,
+    run: BundleRun,
+    chosen: list[AttemptRecord],
+    scratch: Path,
+    corpora: CorpusLibrary,
 ) -> None:
     """Replay each chosen attempt in order, each with a fresh cassette target, in one event
     loop with one corpus library; the first that differs is a ``REPLAY_MISMATCH``."""
     cassette = CassetteTarget(_replay_target(run), run.cassette, Path(CASSETTE))
-    corpora = CorpusLibrary(task_set.corpus_root)
     by_id = task_set.by_id()
     for record in chosen:
         plan = RunPlan(
@@ -240,7 +278,12 @@ async def _replay(
 
 
 def check_replay(
-    bundle: Path, task_set: TaskSet, run: BundleRun, sample: int, seed: int
+    bundle: Path,
+    task_set: TaskSet,
+    run: BundleRun,
+    sample: int,
+    seed: int,
+    cache: TaskCache | None = None,
 ) -> list[str]:
     """Replay ``sample`` seeded attempts; returns their keys. Writes only to a temp dir."""
     if run.config.target.get("kind") in AGENT_KINDS:
@@ -250,7 +293,8 @@ def check_replay(
     eligible = [r for r in run.attempts if r.outcome in RESCORED]
     chosen = random.Random(seed).sample(eligible, min(sample, len(eligible)))
     with tempfile.TemporaryDirectory(prefix="bench-verify-") as scratch:
-        asyncio.run(_replay(bundle, task_set, run, chosen, Path(scratch)))
+        corpora = (cache or TaskCache()).corpora(task_set.corpus_root)
+        asyncio.run(_replay(bundle, task_set, run, chosen, Path(scratch), corpora))
     return [f"{r.task_id}#{r.repeat}" for r in chosen]
 
 

@@ -29,6 +29,8 @@ from . import (
 )
 from .codes import Code, exit_code
 from .failure import VerifyFailure
+from .records import BundleRun
+from .taskcache import TaskCache
 
 DEFAULT_REPOSITORY = "bench-suite"
 SIGNERS_IN_REPO = "submissions/allowed_signers"
@@ -82,6 +84,10 @@ class VerifyOptions:
     # working tree; ``allowed_signers`` is then ignored.
     base_ref: str | None = None
     git_dir: Path | None = None
+    # What is derived from the pinned task set (loaded, hashed, fingerprinted, its worlds),
+    # shared by every bundle verified with these options (a board build); None: derived
+    # afresh for each bundle (taskcache.py). It never changes a verdict.
+    task_cache: TaskCache | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -93,6 +99,7 @@ class _Progress:
     partial: bool = False
     sample_basis: str | None = None
     suite: str | None = None
+    run: BundleRun | None = None
 
 
 def _signers_at_ref(ref: str, git_dir: Path | None) -> AllowedSigners:
@@ -154,6 +161,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     manifest.check_files(bundle, claimed, sizes)
     done("file hashes")
     run = records.load_run(bundle)
+    progress.run = run
     progress.suite = run.config.task_set.suite_label()
     records.check_consistency(bundle, run, claimed)
     progress.partial = run.status.status == "partial"
@@ -161,16 +169,19 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     privacy.check_privacy(bundle, run)
     scores.check_harness_faults(bundle, run, options.max_harness_fault_share)
     done("records")
-    task_set = scores.pinned_tasks(options.tasks, options.corpus_root, run)
-    task_set = scores.check_tasks(bundle, task_set, run, claimed)
+    cache = options.task_cache or TaskCache()
+    task_set = scores.pinned_tasks(options.tasks, options.corpus_root, run, cache)
+    task_set = scores.check_tasks(bundle, task_set, run, claimed, cache)
     done("task set")
-    scores.check_scores(bundle, task_set, run)
+    scores.check_scores(bundle, task_set, run, cache)
     done("scores")
     binding.check_recording(bundle, run)
-    binding.check_binding(bundle, task_set, run)
+    binding.check_binding(bundle, task_set, run, cache)
     done("every attempt bound to its recording")
     seed, progress.sample_basis = sample.resolve_seed(bundle, raw, options.seed, options)
-    progress.replayed = scores.check_replay(bundle, task_set, run, options.replay_sample, seed)
+    progress.replayed = scores.check_replay(
+        bundle, task_set, run, options.replay_sample, seed, cache
+    )
     done("replay")
     if options.check_duplicates:
         provenance.check_provenance(bundle, placement, run)
@@ -182,6 +193,15 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
 def verify_bundle(bundle: Path, options: VerifyOptions | None = None) -> BundleVerdict:
     """Check ``bundle``; never raises for a bad bundle, returns the verdict instead. Without
     ``options``, the inputs are those of the repository the bundle sits in (``inputs``)."""
+    return verify_and_load(bundle, options)[0]
+
+
+def verify_and_load(
+    bundle: Path, options: VerifyOptions | None = None
+) -> tuple[BundleVerdict, BundleRun | None]:
+    """:func:`verify_bundle`, and the run it read with ``records.load_run`` (None when the
+    checks stopped before the records were read, or at them): the board shows the very
+    records verify checked, without reading the bundle twice."""
     if options is None:
         root, signers, tasks = inputs.default_inputs(bundle)
         options = VerifyOptions(results_root=root, allowed_signers=signers, tasks=tasks)
@@ -203,14 +223,15 @@ def verify_bundle(bundle: Path, options: VerifyOptions | None = None) -> BundleV
         "suite": progress.suite,
     }
     if failure is None:
-        return BundleVerdict(**common)  # type: ignore[arg-type]
-    return BundleVerdict(
+        return BundleVerdict(**common), progress.run  # type: ignore[arg-type]
+    verdict = BundleVerdict(
         code=failure.verify_code,
         path=failure.path,
         field=failure.field,
         message=failure.message,
         **common,  # type: ignore[arg-type]
     )
+    return verdict, progress.run
 
 
 __all__ = [
@@ -218,5 +239,6 @@ __all__ = [
     "SIGNERS_IN_REPO",
     "BundleVerdict",
     "VerifyOptions",
+    "verify_and_load",
     "verify_bundle",
 ]

@@ -1,0 +1,210 @@
+"""Everything one bundle's verdict depends on, reduced to one key.
+
+A cache of verdicts (``bench board build --cache``, ``bench.board.entrycache``) may answer for
+``verify_bundle`` only when nothing the verdict could depend on has changed. This module names
+all of it, and :meth:`VerdictInputs.key` hashes it:
+
+* the bundle: every file under its directory, by relative path and bytes (a tree holding
+  anything but regular files and directories, a symlink say, has no key: never cached);
+* where it sits: its ``<entrant>/<run_id>`` under the results root;
+* the verifier's inputs: the ``allowed_signers`` file, the task set (every file under the task
+  directory, its ``suite.json`` and its corpora) and every number of :class:`VerifyOptions`
+  that a check reads;
+* the replay sample's seed, as ``sample.resolve_seed`` derives it (from the commit that added
+  the bundle, when it is in git);
+* the other bundles a check compares it with: every other directory with the same run id
+  (``RUN_ID_REUSED``), and every bundle that came before it (``provenance``: only an earlier
+  bundle can make this one a duplicate), with their bytes;
+* the code: every file of the installed ``bench`` package, the Python version and the
+  versions of the libraries a score or a record passes through.
+
+The clock is left out: the only check that reads it refuses a bundle created in the future,
+and the board's cache keeps valid verdicts only, which time cannot undo. A verdict read with
+``base_ref`` (keys from git) has no key. Hashing reads every byte (about 1 s per GB): cheaper
+than verifying by two orders of magnitude, and a byte changed anywhere is a miss.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import stat
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bench.core.suite import suite_file_for
+from bench.records.bundle import MANIFEST
+
+from . import provenance, sample
+
+if TYPE_CHECKING:
+    from .verifier import VerifyOptions
+
+FORMAT = b"bench-verdict-inputs/1"
+_LIBRARIES = ("pydantic", "pydantic-core", "numpy", "jsonschema", "click")
+_CHUNK = 1 << 20
+
+
+def _file_digest(path: Path) -> bytes:
+    h = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(_CHUNK):
+            h.update(block)
+    return h.digest()
+
+
+def tree_digest(directory: Path) -> str | None:
+    """sha256 over every file under ``directory`` (relative path and bytes, in sorted order),
+    or None when the tree holds a symlink or anything else but files and directories, or
+    cannot be read. A missing directory has a digest of its own."""
+    h = hashlib.sha256(b"tree\0")
+    try:
+        if directory.is_symlink():
+            return None
+        if not directory.exists():
+            return hashlib.sha256(b"absent\0" + os.fsencode(directory.name)).hexdigest()
+        if directory.is_file():
+            return _file_digest(directory).hex()
+        for top, dirs, files in os.walk(directory, onerror=_raise):
+            dirs.sort()
+            base = Path(top)
+            for name in dirs:
+                if (base / name).is_symlink():
+                    return None
+            for name in sorted(files):
+                path = base / name
+                mode = path.lstat().st_mode
+                if not stat.S_ISREG(mode):
+                    return None
+                rel = path.relative_to(directory).as_posix()
+                h.update(os.fsencode(rel) + b"\0")
+                h.update(_file_digest(path))
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def _raise(error: OSError) -> None:
+    raise error
+
+
+@functools.cache
+def code_digest() -> str:
+    """The installed ``bench`` package's every file, the Python version and the versions of
+    the libraries records and scores pass through: a change to any is a new key."""
+    import bench
+
+    package = Path(bench.__file__).resolve().parent
+    h = hashlib.sha256(b"code\0")
+    for path in sorted(package.rglob("*")):
+        if "__pycache__" in path.parts or not path.is_file():
+            continue
+        h.update(os.fsencode(path.relative_to(package).as_posix()) + b"\0")
+        h.update(_file_digest(path))
+    h.update(sys.version.encode() + b"\0")
+    for name in _LIBRARIES:
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            version = "absent"
+        h.update(f"{name}={version}\0".encode())
+    return h.hexdigest()
+
+
+class VerdictInputs:
+    """Keys for the bundles under one results root; each file tree is hashed once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._trees: dict[Path, str | None] = {}
+        self._order: dict[Path, int] | None = None
+        self._created: dict[Path, str] = {}
+
+    def digest(self, path: Path) -> str | None:
+        """:func:`tree_digest` of ``path``, computed once."""
+        key = Path(os.path.abspath(path))
+        if key not in self._trees:
+            self._trees[key] = tree_digest(path)
+        return self._trees[key]
+
+    def _earlier_bundles(self, bundle: Path) -> list[Path]:
+        if self._order is None:
+            self._order = provenance.landing_order(self.root)
+        here = bundle.resolve()
+        earlier = []
+        for manifest in sorted(self.root.glob(f"*/*/{MANIFEST}")):
+            other = manifest.parent
+            if other.resolve() == here:
+                continue
+            for path in (bundle, other):
+                if path not in self._created:
+                    self._created[path] = provenance.created_of(path)
+            if provenance.earlier(other, bundle, self._order, self._created):
+                earlier.append(other)
+        return earlier
+
+    def key(self, bundle: Path, options: VerifyOptions) -> str | None:
+        """The key of ``bundle``'s verdict under ``options`` (see the module docstring), or
+        None when it cannot have one."""
+        if options.base_ref is not None or options.results_root != self.root:
+            return None
+        try:
+            where = Path(os.path.abspath(bundle)).relative_to(os.path.abspath(self.root))
+        except ValueError:
+            return None
+        if len(where.parts) != 2:
+            return None
+        own = self.digest(bundle)
+        if own is None:
+            return None
+        h = hashlib.sha256(FORMAT + b"\0")
+
+        def part(label: str, value: str | None) -> None:
+            h.update(f"{label}={value}\0".encode("utf-8", "surrogateescape"))
+
+        part("code", code_digest())
+        part("at", where.as_posix())
+        part("bundle", own)
+        inputs = {
+            "signers": options.allowed_signers,
+            "tasks": options.tasks,
+            "suite": suite_file_for(options.tasks),
+            "corpora": options.corpus_root or _corpora_of(options.tasks),
+        }
+        for label, path in inputs.items():
+            found = self.digest(path)
+            if found is None:
+                return None
+            part(label, found)
+        part("sample", str(options.replay_sample))
+        part("repository", options.repository)
+        part("fault_share", repr(options.max_harness_fault_share))
+        part("duplicates", str(options.check_duplicates))
+        try:
+            raw = (bundle / MANIFEST).read_bytes()
+        except OSError:
+            return None
+        part("seed", str(sample.resolve_seed(bundle, raw, options.seed, options)[0]))
+        run_id = where.parts[1]
+        for manifest in sorted(self.root.glob(f"*/{run_id}/{MANIFEST}")):
+            if manifest.parent.resolve() != bundle.resolve():
+                part("same_run_id", manifest.parent.relative_to(self.root).as_posix())
+        if options.check_duplicates:
+            for other in self._earlier_bundles(bundle):
+                theirs = self.digest(other)
+                if theirs is None:
+                    return None
+                part("earlier", f"{other.relative_to(self.root).as_posix()} {theirs}")
+        return h.hexdigest()
+
+
+def _corpora_of(tasks: Path) -> Path:
+    from bench.tasks.load import default_corpus_root
+
+    return default_corpus_root(tasks)
+
+
+__all__ = ["FORMAT", "VerdictInputs", "code_digest", "tree_digest"]

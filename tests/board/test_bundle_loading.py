@@ -1,0 +1,327 @@
+"""Reading bundles for the board: verify's own read is shared, and a pool of processes gives
+the serial board byte for byte; a bundle verify refuses is refused through either path."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from bench.board import BuildOptions, build
+from bench.board.entries import EntryInput, from_summary
+from bench.board.errors import BoardInputError
+from bench.board.load import BundlesLoader, _BundleRunDir, _digest
+from bench.reports.summary import summarize
+from bench.runner import RunRequest, start_run
+from bench.signing import public_line, signer_line
+from bench.signing.bundle import build_bundle
+from bench.testing.keys import write_private_key
+from bench.verify import VerifyOptions, verify_bundle
+from bench.verify.records import load_run
+
+REPO = Path(__file__).resolve().parents[2]
+MINI = REPO / "tests" / "fixtures" / "mini"
+# good and bob run the same deterministic agent: bob's later bundle is a duplicate
+ENTRANTS = (
+    ("mini-good", "good"),
+    ("mini-crashes-on-refunds", "crashes_on_refunds"),
+    ("bob", "bob"),
+)
+
+
+@dataclass(frozen=True)
+class Results:
+    root: Path
+    results: Path
+    signers: Path
+    tasks: Path
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Results:
+    root = tmp_path_factory.mktemp("bundles")
+    shutil.copytree(MINI, root / "mini", ignore=shutil.ignore_patterns("__pycache__"))
+    good = (root / "mini" / "targets" / "good.yaml").read_text(encoding="utf-8")
+    (root / "mini" / "targets" / "bob.yaml").write_text(
+        good.replace("entrant: mini-good", "entrant: bob"), encoding="utf-8"
+    )
+    keys = {name: Ed25519PrivateKey.generate() for name, _ in ENTRANTS}
+    signers = root / "submissions" / "allowed_signers"
+    signers.parent.mkdir()
+    signers.write_text(
+        "".join(signer_line(n, public_line(k.public_key())) + "\n" for n, k in keys.items())
+    )
+    for name, target in ENTRANTS:
+        run, _ = start_run(
+            RunRequest(
+                tasks=root / "mini" / "tasks",
+                target_file=root / "mini" / "targets" / f"{target}.yaml",
+                runs_dir=root / "runs",
+                split="public",
+                concurrency=1,
+            )
+        )
+        key = root / "keys" / name
+        write_private_key(key, keys[name])
+        build_bundle(
+            run, entrant=name, key_file=key, out_root=root / "results", allowed_signers=signers
+        )
+    return Results(root, root / "results", signers, root / "mini" / "tasks")
+
+
+@pytest.fixture
+def results(made: Results, tmp_path: Path) -> Results:
+    """A private copy, which a test may tamper with."""
+    shutil.copytree(made.root, tmp_path / "w", ignore=shutil.ignore_patterns("runs"))
+    root = tmp_path / "w"
+    return Results(root, root / "results", root / made.signers.relative_to(made.root),
+                   root / "mini" / "tasks")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FormerLoader:
+    """The loader as it was: verify_bundle, then load_run again, then summarize."""
+
+    loader: BundlesLoader
+
+    def load(self, repo_url: str | None) -> list[tuple[EntryInput, bytes]]:
+        out = []
+        for bundle in self.loader.bundles():
+            options = VerifyOptions(
+                results_root=self.loader.root,
+                allowed_signers=self.loader.allowed_signers or Path("x"),
+                tasks=self.loader.tasks or Path("x"),
+            )
+            verdict = verify_bundle(bundle, options)
+            note = "verified" if verdict.valid else f"verification failed: {verdict.code}"
+            run = load_run(bundle)
+            summary = summarize(_BundleRunDir(bundle, run.config, run.status, tuple(run.attempts)))
+            rel = f"{self.loader.root.name}/{bundle.parent.name}/{bundle.name}"
+            entry = from_summary(
+                summary,
+                source="bundle",
+                source_path=rel,
+                verified=verdict.valid,
+                verified_note=note,
+                repo_url=repo_url,
+            )
+            out.append((entry, _digest(run.config, run.status, run.attempts)))
+        return out
+
+
+def _loader(results: Results, jobs: int) -> BundlesLoader:
+    return BundlesLoader(
+        results.results, allowed_signers=results.signers, tasks=results.tasks, jobs=jobs
+    )
+
+
+def _options(results: Results, out: Path, jobs: int) -> BuildOptions:
+    return BuildOptions(
+        runs=None,
+        results=results.results,
+        out=out,
+        submissions=None,
+        allowed_signers=results.signers,
+        tasks=results.tasks,
+        resamples=50,
+        frontier_resamples=50,
+        jobs=jobs,
+    )
+
+
+def _files(site: Path) -> Iterator[tuple[str, bytes]]:
+    for path in sorted(site.rglob("*")):
+        if path.is_file():
+            yield str(path.relative_to(site)), path.read_bytes()
+
+
+def test_the_shared_read_and_a_pool_give_the_former_entries(results: Results) -> None:
+    former = FormerLoader(_loader(results, 1)).load(None)
+    verified = {e.entrant: e.verified for e, _ in former}
+    # bob's run and mini-good's are the same answers: provenance refuses the later of the two
+    # (created_at, then run id: either may be, within one second)
+    assert verified["mini-crashes-on-refunds"] and verified["bob"] != verified["mini-good"]
+    assert _loader(results, 1).load(None) == former
+    assert _loader(results, 2).load(None) == former
+
+
+def test_a_pool_builds_the_serial_board_byte_for_byte(results: Results, tmp_path: Path) -> None:
+    serial = build(_options(results, tmp_path / "serial", 1))
+    pooled = build(_options(results, tmp_path / "pooled", 3))
+    assert list(_files(tmp_path / "serial")) == list(_files(tmp_path / "pooled"))
+    assert serial.warnings == pooled.warnings
+    former = build(
+        replace(_options(results, tmp_path / "former", 1), results=None,
+                extra_loaders=(FormerLoader(_loader(results, 1)),))
+    )  # fmt: skip
+    assert list(_files(tmp_path / "former")) == list(_files(tmp_path / "serial"))
+    assert former.board.inputs_hash == serial.board.inputs_hash
+
+
+def _good(results: Results) -> Path:
+    (bundle,) = (results.results / "mini-good").iterdir()
+    return bundle
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_tampered_bundle_is_still_refused(results: Results, jobs: int) -> None:
+    attempts = _good(results) / "attempts.jsonl.gz"
+    lines = gzip.decompress(attempts.read_bytes()).replace(b'"value":0.0', b'"value":1.0', 1)
+    attempts.write_bytes(gzip.compress(lines))
+    loaded = {e.entrant: e for e, _ in _loader(results, jobs).load(None)}
+    assert not loaded["mini-good"].verified
+    assert loaded["mini-good"].verified_note == "verification failed: FILE_HASH_MISMATCH"
+    assert loaded["mini-crashes-on-refunds"].verified
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_unreadable_bundle_is_a_typed_error_from_either_path(
+    results: Results, jobs: int
+) -> None:
+    (_good(results) / "attempts.jsonl.gz").write_bytes(b"not gzip at all")
+    with pytest.raises(BoardInputError) as raised:
+        _loader(results, jobs).load(None)
+    assert "RECORD_INVALID: not gzip" in raised.value.message
+    assert raised.value.path == str(_good(results) / "attempts.jsonl.gz")
+
+
+# --- bench board build --cache (entrycache.py, bench.verify.dependencies) -------------------
+
+
+def _cached(results: Results, out: Path, cache: Path, jobs: int = 1) -> BuildOptions:
+    return replace(_options(results, out, jobs), cache=cache)
+
+
+def test_a_warm_cache_builds_the_same_board_without_verifying(
+    results: Results, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = build(_options(results, tmp_path / "plain", 1))
+    cold = build(_cached(results, tmp_path / "cold", tmp_path / "cache", jobs=2))
+    assert cold.reused == 0
+    assert list(_files(tmp_path / "cold")) == list(_files(tmp_path / "plain"))
+    assert plain.reused is None
+
+    import bench.verify.verifier
+
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("a warm cache verified a bundle again")
+
+    # Only the refused duplicate (bob's or mini-good's) is verified again: refusals are not kept.
+    seen: list[Path] = []
+    real = bench.verify.verifier.verify_and_load
+
+    def spy(bundle: Path, options: VerifyOptions):  # type: ignore[no-untyped-def]
+        seen.append(bundle)
+        return real(bundle, options)
+
+    monkeypatch.setattr(bench.verify.verifier, "verify_and_load", spy)
+    warm = build(_cached(results, tmp_path / "warm", tmp_path / "cache"))
+    assert warm.reused == 2 and len(seen) == 1
+    assert list(_files(tmp_path / "warm")) == list(_files(tmp_path / "plain"))
+    assert warm.warnings == plain.warnings
+
+
+def test_a_bundle_changed_after_it_was_cached_is_verified_again(
+    results: Results, tmp_path: Path
+) -> None:
+    build(_cached(results, tmp_path / "cold", tmp_path / "cache"))
+    attempts = results.results / "mini-crashes-on-refunds"
+    (bundle,) = attempts.iterdir()
+    data = bundle / "attempts.jsonl.gz"
+    lines = gzip.decompress(data.read_bytes()).replace(b'"value":0.0', b'"value":1.0', 1)
+    data.write_bytes(gzip.compress(lines))
+    warm = build(_cached(results, tmp_path / "warm", tmp_path / "cache"))
+    (row,) = [
+        e for c in warm.board.cohorts for e in c.entries if e.entrant == "mini-crashes-on-refunds"
+    ]
+    assert not row.verified  # the recompressed file: FILE_SIZE_MISMATCH or FILE_HASH_MISMATCH
+    assert any(
+        "mini-crashes-on-refunds" in w and "verification failed: FILE_" in w for w in warm.warnings
+    )
+
+
+def test_new_keys_or_tasks_miss_the_cache(results: Results, tmp_path: Path) -> None:
+    build(_cached(results, tmp_path / "cold", tmp_path / "cache"))
+    # mini-good's key removed: its bundle no longer verifies, whatever the cache holds
+    kept = [
+        line
+        for line in results.signers.read_text().splitlines(keepends=True)
+        if not line.startswith("mini-crashes-on-refunds ")
+    ]
+    results.signers.write_text("".join(kept))
+    warm = build(_cached(results, tmp_path / "warm", tmp_path / "cache"))
+    assert warm.reused is not None and warm.reused <= 1
+    assert any("mini-crashes-on-refunds" in w for w in warm.warnings)
+
+
+def test_a_corrupt_cache_is_a_miss_and_an_unwritable_one_a_typed_error(
+    results: Results, tmp_path: Path
+) -> None:
+    from bench.board.errors import BoardUsageError
+
+    build(_cached(results, tmp_path / "cold", tmp_path / "cache"))
+    written = [p for p in (tmp_path / "cache").rglob("*.json")]
+    assert len(written) == 2
+    written[0].write_bytes(b'{"format": "bench-board-entry/1", "entry": {"entrant": 1}}')
+    written[1].write_bytes(b"\xff not json")
+    again = build(_cached(results, tmp_path / "again", tmp_path / "cache"))
+    assert again.reused == 0
+    assert list(_files(tmp_path / "again")) == list(_files(tmp_path / "cold"))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with pytest.raises(BoardUsageError) as raised:
+        build(_cached(results, tmp_path / "never", blocker))
+    assert raised.value.code == "BOARD_CACHE"
+    assert not (tmp_path / "never").exists()
+
+
+def test_the_key_follows_what_the_verdict_depends_on(results: Results) -> None:
+    from bench.verify import provenance
+    from bench.verify.dependencies import VerdictInputs, tree_digest
+
+    bundles = _loader(results, 1).bundles()
+    options = {
+        b: VerifyOptions(results_root=results.results, allowed_signers=results.signers,
+                         tasks=results.tasks)
+        for b in bundles
+    }  # fmt: skip
+
+    def keys() -> dict[Path, str | None]:
+        inputs = VerdictInputs(results.results)
+        return {b: inputs.key(b, options[b]) for b in bundles}
+
+    before = keys()
+    assert None not in before.values() and len(set(before.values())) == 3
+    assert keys() == before  # nothing changed: the same keys
+    created = {b: provenance.created_of(b) for b in bundles}
+    first = min(bundles, key=lambda b: (created[b], b.name, str(b)))
+    last = max(bundles, key=lambda b: (created[b], b.name, str(b)))
+    assert all(provenance.earlier(first, b, {}, created) for b in bundles if b != first)
+    # a byte of the last bundle: its key changes, and no earlier bundle's
+    with (last / "config.json").open("ab") as handle:
+        handle.write(b" ")
+    after = keys()
+    assert after[last] != before[last]
+    assert all(after[b] == before[b] for b in bundles if b != last)
+    # a byte of the first: every later bundle's key changes (provenance compares with it)
+    with (first / "config.json").open("ab") as handle:
+        handle.write(b" ")
+    later = keys()
+    assert all(later[b] != after[b] for b in bundles)
+    # another directory with the same run id (RUN_ID_REUSED)
+    (results.results / "someone" / first.name).mkdir(parents=True)
+    (results.results / "someone" / first.name / "manifest.json").write_text("{}")
+    assert keys()[first] is None or keys()[first] != later[first]
+    # the task set and its corpora
+    before_tasks = keys()
+    with next(p for p in results.tasks.rglob("*") if p.is_file()).open("ab") as handle:
+        handle.write(b"\n")
+    assert all(keys()[b] != before_tasks[b] for b in bundles)
+    # a symlink anywhere in a bundle: no key, never cached
+    (last / "link").symlink_to(last / "config.json")
+    assert tree_digest(last) is None and keys()[last] is None
