@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 
 def _modules_after(args: list[str]) -> set[str]:
@@ -63,3 +64,17 @@ def test_help_imports_no_pydantic_and_no_numeric_library() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+
+
+def test_python_dash_m_keeps_the_exit_status(tmp_path: Path) -> None:
+    """``python -m bench.cli`` exits as the console script does: a verb that ends with a
+    status (``ctx.exit``, which click hands back under ``standalone_mode=False``) keeps it."""
+    missing = tmp_path / "no-such-bundle"
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.cli", "verify", str(missing)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr

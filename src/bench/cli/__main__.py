@@ -1,5 +1,7 @@
-"""``python -m bench.cli``: the same as the ``bench`` console script."""
+"""``python -m bench.cli``: the same as the ``bench`` console script, exit status included."""
+
+import sys
 
 from bench.cli.main import main
 
-main()
+sys.exit(main())
