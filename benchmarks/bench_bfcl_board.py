@@ -60,7 +60,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_bfcl import BENCH, bfcl_package, fmt, oracle_output, ratios  # noqa: E402
+from bench_bfcl import BENCH, bfcl_package, fmt, oracle_output, ratios, timed  # noqa: E402
 
 ENTRANT = '''
 """Scripted BFCL entrants of graded skill (bench_bfcl_board.py): entrant e<i> gives the
@@ -197,22 +197,6 @@ def make_bundles(package: Path, work: Path, n: int) -> tuple[Path, Path]:
 
 
 # --- timing --------------------------------------------------------------------------------
-
-
-def _children_cpu() -> float:
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def timed(command: list[str]) -> tuple[float, float, subprocess.CompletedProcess[str]]:
-    cpu, start = _children_cpu(), time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
-    seconds = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"failed ({done.returncode}): {' '.join(command)}\n{done.stderr[-3000:]}")
-    return seconds, _children_cpu() - cpu, done
 
 
 BASELINE = """

@@ -166,8 +166,9 @@ def summarize(
     run: RunDir, seed: int | None = None, records: Iterable[AttemptRecord] | None = None
 ) -> RunSummary:
     """The run's summary. ``records``: every attempt record of the run, when the caller already
-    holds them (``bench run`` keeps each one its engine wrote, ``KeepRecords``), so the attempt
-    files are not read and validated again; the run's config and status are always read."""
+    holds them (``bench run`` keeps each one its engine wrote, ``KeepRecords``, without its
+    transcript: nothing here reads one), so the attempt files are not read and validated
+    again; the run's config and status are always read."""
     config, status = run.config(), run.status()
     found = run.attempts() if records is None else records
     return _summary(config, status, tuple(sorted(found, key=lambda r: (r.task_id, r.repeat))), seed)
