@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -138,14 +138,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("a Google API key", re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}")),
     ("a Hugging Face token", re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}")),
-    (
-        "a JSON Web Token",
-        re.compile(
-            r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
-        ),
-    ),
     ("a private key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")),
-    ("a URL with a password", re.compile(r"(?i)[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@")),
     (
         "a URL with a credential in its query",
         re.compile(
@@ -176,10 +169,72 @@ def credential_name(name: str) -> bool:
     return last == "auth"
 
 
+# Two shapes are found in two steps, so that the time is linear in the text. As one regex each
+# (``eyJ[A-Za-z0-9_-]{8,}\.eyJ…`` and ``[a-z][a-z0-9+.-]*://…``), every position inside a long
+# run of token characters started a scan to the run's end: 200,000 characters of ``eyJ-`` or
+# of letters took minutes (a target's params, an agent's answer in a bundle under verify).
+# Each regex below starts only where a run starts and never backtracks into it; what the
+# old pattern asked of a start inside the run is then checked on the run, once.
+_TOKEN_RUN = re.compile(
+    r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]++)(?=\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8})"
+)
+_JWT_START = re.compile(r"(?:^|(?<=[_-]))eyJ")
+_SCHEME_RUN = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z0-9+.-]++)://[^/\s:@]++:[^/\s@]++@")
+_LETTER = re.compile(r"[A-Za-z]")
+
+
+def _json_web_token(text: str) -> bool:
+    """``eyJ`` + 8 or more token characters, not after a letter or digit, then ``.eyJ`` + 8
+    or more, then ``.`` + 8: the earliest such ``eyJ`` in a run is the one furthest from the
+    dot, so it alone decides the run."""
+    if "eyJ" not in text:
+        return False
+    for found in _TOKEN_RUN.finditer(text):
+        run = found.group(1)
+        start = _JWT_START.search(run)
+        if start is not None and len(run) - start.end() >= 8:
+            return True
+    return False
+
+
+def _url_with_password(text: str) -> bool:
+    """A scheme (a letter, then letters, digits, ``+.-``) before ``://user:password@``: some
+    letter in the run of scheme characters before ``://`` can start it."""
+    if "://" not in text:
+        return False
+    return any(_LETTER.search(found.group(1)) for found in _SCHEME_RUN.finditer(text))
+
+
+def _searcher(pattern: re.Pattern[str]) -> Callable[[str], bool]:
+    return lambda text: pattern.search(text) is not None
+
+
+_BY_KIND = {kind: _searcher(pattern) for kind, pattern in _SHAPES}
+_BY_KIND["a JSON Web Token"] = _json_web_token
+_BY_KIND["a URL with a password"] = _url_with_password
+# The order of old, which names the first kind found when a text holds several.
+_FINDERS: tuple[tuple[str, Callable[[str], bool]], ...] = tuple(
+    (kind, _BY_KIND[kind])
+    for kind in (
+        "an API key (sk-…)",
+        "a bearer token",
+        "a GitHub token",
+        "a Slack token",
+        "an AWS access key id",
+        "a Google API key",
+        "a Hugging Face token",
+        "a JSON Web Token",
+        "a private key",
+        "a URL with a password",
+        "a URL with a credential in its query",
+    )
+)
+
+
 def secret_shape(text: str) -> str | None:
     """What known kind of credential ``text`` holds, if any."""
-    for kind, pattern in _SHAPES:
-        if pattern.search(text):
+    for kind, finds in _FINDERS:
+        if finds(text):
             return kind
     return None
 

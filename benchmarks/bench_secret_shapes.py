@@ -1,0 +1,55 @@
+"""Secret shapes on adversarial text: the former single regexes against the two-step finders.
+
+    .venv/bin/python benchmarks/bench_secret_shapes.py [--sizes 5000 20000 80000]
+
+Texts: runs of ``eyJ-`` (every position a JWT start) and of letters (every position a URL
+scheme start), and ordinary prose. Prints CPU seconds for the former regex and for
+``bench.core.secrets.secret_shape`` (all eleven shapes), and the ratio of each to a baseline
+measured in the same run: one ``str.count`` over the text. Quadratic growth shows as a time
+that grows 16x when the text grows 4x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+
+from bench.core.secrets import secret_shape
+
+FORMER = {
+    "jwt": re.compile(
+        r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    ),
+    "url": re.compile(r"(?i)[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@"),
+}
+
+
+def cpu(fn, text: str) -> float:  # type: ignore[no-untyped-def]
+    start = time.process_time()
+    fn(text)
+    return time.process_time() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[5000, 20000, 80000])
+    args = parser.parse_args()
+    print("text              chars   baseline    former regex (kind)    secret_shape (all)")
+    for n in args.sizes:
+        texts = {
+            "eyJ- repeated": ("eyJ-" * (n // 4 + 1))[:n],
+            "letters": ("a" * n),
+            "prose": ("the quick brown fox jumps over the lazy dog " * (n // 44 + 1))[:n],
+        }
+        for name, text in texts.items():
+            base = min(cpu(lambda t: t.count("x"), text) for _ in range(5)) or 1e-7
+            kind = "jwt" if name.startswith("eyJ") else "url"
+            former = cpu(FORMER[kind].search, text)
+            now = min(cpu(secret_shape, text) for _ in range(3))
+            print(f"{name:16} {n:7d}   {base * 1e3:7.3f} ms  {former:9.3f} s ({kind}, "
+                  f"{former / base:9.0f}x)   {now * 1e3:8.3f} ms ({now / base:6.0f}x)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
