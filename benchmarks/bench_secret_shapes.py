@@ -1,4 +1,4 @@
-"""Secret shapes on adversarial text: the former single regexes against the two-step finders.
+"""Secret shapes and citations on adversarial text: the former regexes against linear finders.
 
     .venv/bin/python benchmarks/bench_secret_shapes.py [--sizes 5000 20000 80000]
 
@@ -16,6 +16,7 @@ import re
 import time
 
 from bench.core.secrets import secret_shape
+from bench.scorers.answers import CITATION_PATTERN, citation_spans
 
 FORMER = {
     "jwt": re.compile(
@@ -49,6 +50,19 @@ def main() -> None:
             now = min(cpu(secret_shape, text) for _ in range(3))
             print(f"{name:16} {n:7d}   {base * 1e3:7.3f} ms  {former:9.3f} s ({kind}, "
                   f"{former / base:9.0f}x)   {now * 1e3:8.3f} ms ({now / base:6.0f}x)")  # fmt: skip
+    citations(args.sizes)
+
+
+def citations(sizes: list[int]) -> None:
+    print("\ncitations in an answer of letters (no .md#): CITATION_PATTERN.findall against "
+          "citation_spans")  # fmt: skip
+    for n in sizes:
+        text = "a" * n
+        base = min(cpu(lambda t: t.count("x"), text) for _ in range(5)) or 1e-7
+        former = cpu(CITATION_PATTERN.findall, text)
+        now = min(cpu(citation_spans, text) for _ in range(3))
+        print(f"   {n:7d} chars: former {former:8.3f} s ({former / base:9.0f}x), "
+              f"now {now * 1e3:7.3f} ms ({now / base:5.0f}x)")  # fmt: skip
 
 
 if __name__ == "__main__":

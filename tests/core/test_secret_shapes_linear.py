@@ -54,3 +54,18 @@ def test_long_runs_are_still_searched_to_their_end() -> None:
     assert secret_shape("a" * 5000 + "://me:pw@host") == "a URL with a password"
     assert secret_shape("eyJ-" * 5000) is None
     assert secret_shape("a" * 5000) is None
+
+
+CITATION_PIECES = ["a", "X", "faq", ".md", "#", "refunds", ".", "/", "-", "_", " ", "md",
+                   "9", "#x", "(", "é"]  # fmt: skip
+citation_texts = st.lists(st.sampled_from(CITATION_PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(citation_texts)
+def test_citation_spans_are_the_former_regex_matches(text: str) -> None:
+    """Citations are found by a linear scan (``scorers.answers.citation_spans``): the same
+    spans as ``CITATION_PATTERN.finditer``, which was quadratic in a run with no ``.md#``."""
+    from bench.scorers.answers import CITATION_PATTERN, citation_spans
+
+    assert citation_spans(text) == [m.span() for m in CITATION_PATTERN.finditer(text)], text

@@ -41,12 +41,43 @@ PASTE_MIN_WORDS = 20
 COPY_MIN_WORDS = 4
 
 _WORD = re.compile(r"\w+")
-_CITATION = re.compile(r"[A-Za-z0-9_./-]+\.md#[a-z0-9_-]+")
+CITATION_PATTERN = re.compile(r"[A-Za-z0-9_./-]+\.md#[a-z0-9_-]+")
+"""What a citation looks like (``faq.md#refunds``). Found with :func:`citation_spans`, never
+with this regex: its every start inside a long run of its characters scanned to the run's end,
+so an agent's 100,000-letter answer took seconds to score (and verify re-scores every answer;
+docs/PERFORMANCE.md, "Secret shapes in linear time")."""
+
+_CITATION_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-")
+_CITATION_TAIL = re.compile(r"\.md#[a-z0-9_-]+")
+
+
+def citation_spans(text: str) -> list[tuple[int, int]]:
+    """The spans ``CITATION_PATTERN.finditer(text)`` gives, in linear time. ``#`` ends every
+    run of a citation's characters, so the leftmost match is at the first ``.md#`` (with a
+    name after it) that has at least one such character before it since the last match: it
+    starts where that run starts."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for tail in _CITATION_TAIL.finditer(text):
+        at = tail.start()
+        if at - 1 < pos or text[at - 1] not in _CITATION_CHARS:
+            continue
+        begin = at - 1
+        while begin > pos and text[begin - 1] in _CITATION_CHARS:
+            begin -= 1
+        spans.append((begin, tail.end()))
+        pos = tail.end()
+    return spans
 
 
 def words(text: str) -> list[str]:
     """The answer's words, lower case, cited passage ids left out."""
-    return _WORD.findall(_CITATION.sub(" ", text).lower())
+    pieces, last = [], 0
+    for begin, end in citation_spans(text):
+        pieces += [text[last:begin], " "]
+        last = end
+    pieces.append(text[last:])
+    return _WORD.findall("".join(pieces).lower())
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -137,10 +168,12 @@ def problem(text: str, trace: Trace) -> str | None:
 
 
 __all__ = [
+    "CITATION_PATTERN",
     "COPY_MIN_WORDS",
     "PASTE_MIN_WORDS",
     "PASTE_SHARE",
     "WORD_BUDGET",
+    "citation_spans",
     "copied_from",
     "longest_shared_run",
     "pasted_share",

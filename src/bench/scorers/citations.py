@@ -71,7 +71,7 @@ from .base import (
 PRECISION_FLOOR = 0.5
 """When a task requires ids, at least this share of the cited ids must be required ones."""
 
-CITATION_PATTERN = re.compile(r"[A-Za-z0-9_./-]+\.md#[a-z0-9_-]+")
+CITATION_PATTERN = answers.CITATION_PATTERN
 
 DECLINE_PHRASES: tuple[str, ...] = (
     "i don't know",
@@ -107,7 +107,7 @@ _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 
 def cited_passages(text: str) -> tuple[str, ...]:
     """Every passage id the text cites, first occurrence first, each once."""
-    return tuple(dict.fromkeys(CITATION_PATTERN.findall(text)))
+    return tuple(dict.fromkeys(text[a:b] for a, b in answers.citation_spans(text)))
 
 
 def _retrieved(context: ScoringContext) -> set[str]:
