@@ -389,6 +389,8 @@ def main() -> None:
     parser.add_argument("--skip-verified", action="store_true",
                         help="time only the --no-verify build")  # fmt: skip
     parser.add_argument("--make-only", action="store_true", help="make the bundles, time nothing")
+    parser.add_argument("--cache-only", action="store_true",
+                        help="time only the --cache builds (section 3)")  # fmt: skip
     args = parser.parse_args()
     load = os.getloadavg()
     print(f"bench_bfcl_board.py  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}  "
@@ -400,9 +402,11 @@ def main() -> None:
         task_dir, results = make_bundles(bfcl_package(), work, args.entrants)
         if args.make_only:
             return
-        bench_builds(work, task_dir, results, args.entrants, args.rounds, args.skip_verified)
+        if not args.cache_only:
+            bench_builds(work, task_dir, results, args.entrants, args.rounds, args.skip_verified)
         bench_cache(work, task_dir, results, args.entrants)
-        breakdown(work, task_dir, results, args.sample, args.profile)
+        if not args.cache_only:
+            breakdown(work, task_dir, results, args.sample, args.profile)
         print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         if args.work is None:

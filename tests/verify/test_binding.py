@@ -24,7 +24,8 @@ from bench.signing import public_line, sign, signer_line
 from bench.signing.bundle import build_bundle, deterministic_gzip
 from bench.testing.agent_server import AgentServer
 from bench.testing.keys import write_private_key
-from bench.verify import VerifyOptions, verify_bundle
+from bench.verify import VerifyOptions, digeststore, provenance, verify_bundle
+from bench.verify.digeststore import DigestStore
 from bench.verify.provenance import (
     Content,
     content,
@@ -317,11 +318,17 @@ def test_content_ignores_names_case_and_spacing_and_sees_near_copies() -> None:
     assert not overlap(copies, {"t0": [quoted], "t1": [other], "t2": [other]}).duplicate
 
 
-def test_the_prefilter_never_hides_a_duplicate() -> None:
+@pytest.mark.parametrize("tokens", ["blake2b", "colliding"])
+def test_the_prefilter_never_hides_a_duplicate(
+    tokens: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``could_duplicate`` is a necessary condition: over random bundles built from a small
     vocabulary (so near copies, exact copies and near misses all occur), whenever the full
     comparison finds a duplicate, the prefilter lets the pair through; and it does skip
-    pairs (it is not a constant True)."""
+    pairs (it is not a constant True). Also when many words share a token (a crafted
+    collision of the 64-bit tokens): sharing can only let more pairs through."""
+    if tokens == "colliding":
+        monkeypatch.setattr(provenance, "token", lambda task, text: len(text) % 5)
     rng = random.Random(14)
     vocabulary = [f"w{i}" for i in range(40)]
     skipped = duplicates = 0
@@ -359,7 +366,54 @@ def test_the_prefilter_never_hides_a_duplicate() -> None:
         assert allowed or not full, (mine, theirs)
         duplicates += full
         skipped += not allowed
-    assert duplicates > 100 and skipped > 100, (duplicates, skipped)
+    assert duplicates > 100, duplicates
+    assert tokens == "colliding" or skipped > 100, skipped
+
+
+def test_stored_digests_find_the_same_duplicates(
+    mini: Path, keys: dict[str, Path], tmp_path: Path
+) -> None:
+    """A board rebuilt from its cache takes other bundles' digests from ``DigestStore``:
+    the verdicts are those without it, from a store just filled, read back from disk, or
+    corrupt; a changed attempts file is a new key, never a stale digest."""
+    bundle = _bundle(mini, mini / "targets" / "good.yaml", "mini-good", keys, tmp_path)
+    stolen = _steal(bundle, "bob", "20200101T000000Z-000000", keys)
+    plain = [verify_bundle(b, _options(tmp_path, mini)) for b in (bundle, stolen)]
+    assert [v.valid for v in plain] == [False, True]
+    assert plain[0].code is not None and plain[0].code.value == "DUPLICATE_BUNDLE"
+    store_dir = tmp_path / "store"
+
+    def verdicts() -> tuple[list[tuple[bool, str]], DigestStore]:
+        digeststore._MEMO.clear()
+        store = DigestStore(store_dir)
+        options = _options(tmp_path, mini, digest_store=store)
+        found = [verify_bundle(b, options) for b in (bundle, stolen)]
+        return [(v.valid, v.message) for v in found], store
+
+    expected = [(v.valid, v.message) for v in plain]
+    first, store = verdicts()
+    assert first == expected and (store.hits, store.misses) == (0, 2)
+    files = sorted(store_dir.rglob("*.tokens"))
+    assert len(files) == 2
+    again, store = verdicts()
+    assert again == expected and (store.hits, store.misses) == (2, 0)
+    read = read_other(stolen)
+    assert read is not None and store.digest(stolen) == read[1] == digest_of(read[0])
+    files[0].write_bytes(files[0].read_bytes()[:-3])  # cut short: a miss, written again
+    files[1].write_bytes(b"not tokens")
+    corrupt, store = verdicts()
+    assert corrupt == expected and (store.hits, store.misses) == (0, 2)
+    assert store.digest(stolen) == read[1]
+    # bob's copy changed: another key, its digest read afresh
+    records = _attempts(stolen)
+    records[0]["trace"]["answers"] = ["something else entirely"]  # type: ignore[index]
+    (stolen / ATTEMPTS).write_bytes(
+        deterministic_gzip(b"".join(json.dumps(r).encode() + b"\n" for r in records))
+    )
+    digeststore._MEMO.clear()
+    store = DigestStore(store_dir)
+    changed = store.digest(stolen)
+    assert (store.hits, store.misses) == (0, 1) and changed != read[1]
 
 
 def test_another_bundle_is_read_once_per_process(tmp_path: Path) -> None:
@@ -450,3 +504,30 @@ def test_an_attempt_its_timeout_stopped_mid_call_verifies(
                           allowed_signers=tmp_path / "submissions" / "allowed_signers")  # fmt: skip
     verdict = verify_bundle(bundle, _options(tmp_path, mini))
     assert verdict.valid, (verdict.code, verdict.message)
+
+
+def test_the_landing_order_is_one_sort_key(tmp_path: Path) -> None:
+    """``earlier`` compares ``order_key``s (so a board's cache sorts the bundles once): the
+    same answers as the rule written out, over random ranks, created times and run ids."""
+    from bench.verify.provenance import earlier
+
+    def rule(a: Path, b: Path, rank: dict[Path, int], created: dict[Path, str]) -> bool:
+        ka = rank.get((a / "manifest.json").resolve())
+        kb = rank.get((b / "manifest.json").resolve())
+        if ka != kb:
+            if ka is None:
+                return False
+            if kb is None:
+                return True
+            return ka < kb
+        return (created.get(a, ""), a.name, str(a)) < (created.get(b, ""), b.name, str(b))
+
+    rng = random.Random(5)
+    bundles = [tmp_path / f"e{rng.randint(0, 2)}" / f"r{rng.randint(0, 3)}-{i}" for i in range(12)]
+    for _ in range(200):
+        landed = [b for b in bundles if rng.random() < 0.6]
+        rank = {(b / "manifest.json").resolve(): rng.randint(0, 3) for b in landed}
+        created = {b: f"2026-0{rng.randint(1, 3)}" for b in bundles if rng.random() < 0.8}
+        for a in bundles:
+            for b in bundles:
+                assert earlier(a, b, rank, created) == rule(a, b, rank, created), (a, b)

@@ -12,7 +12,7 @@ read again, never trusted. Refusals are not kept.
 
 The directory is trusted like the code: whoever can write it can put any entry on the board.
 Keep it on the machine that builds; never restore it from a cache a pull request can write
-(docs/SECURITY.md). The publish workflow builds without it.
+(docs/DECISIONS.md, 42). The publish workflow builds without it.
 """
 
 from __future__ import annotations

@@ -203,6 +203,7 @@ class BundlesLoader:
 
     def _options(self, bundle: Path, cache: TaskCache | None) -> VerifyOptions:
         from bench.verify import VerifyOptions
+        from bench.verify.digeststore import DigestStore
         from bench.verify.inputs import SIGNERS, TASKS
 
         # Unless given: the keys and task set of the repository holding the results.
@@ -212,6 +213,7 @@ class BundlesLoader:
             allowed_signers=self.allowed_signers or repo / SIGNERS,
             tasks=self.tasks_for(bundle, self.tasks or repo / TASKS),
             task_cache=cache,
+            digest_store=None if self.cache is None else DigestStore(self.cache / "provenance"),
         )
 
     def load_one(self, bundle: Path, repo_url: str | None, cache: TaskCache) -> _Loaded:

@@ -120,8 +120,8 @@ class VerdictInputs:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._trees: dict[Path, str | None] = {}
-        self._order: dict[Path, int] | None = None
-        self._created: dict[Path, str] = {}
+        self._ordered: list[tuple[Path, Path, tuple[bool, int, str, str, str]]] | None = None
+        self._rank: dict[Path, int] = {}
 
     def digest(self, path: Path) -> str | None:
         """:func:`tree_digest` of ``path``, computed once."""
@@ -131,20 +131,23 @@ class VerdictInputs:
         return self._trees[key]
 
     def _earlier_bundles(self, bundle: Path) -> list[Path]:
-        if self._order is None:
-            self._order = provenance.landing_order(self.root)
+        """The bundles under the root that came before ``bundle`` (``provenance.earlier``);
+        the order is derived once for all of them. A tie left to the path is between two
+        bundles with one run id, which the key names anyway."""
+        if self._ordered is None:
+            rank = provenance.landing_order(self.root)
+            others = [m.parent for m in sorted(self.root.glob(f"*/*/{MANIFEST}"))]
+            created = {other: provenance.created_of(other) for other in others}
+            self._rank = rank
+            self._ordered = [
+                (o, o.resolve(), provenance.order_key(o, rank, created)) for o in others
+            ]
         here = bundle.resolve()
-        earlier = []
-        for manifest in sorted(self.root.glob(f"*/*/{MANIFEST}")):
-            other = manifest.parent
-            if other.resolve() == here:
-                continue
-            for path in (bundle, other):
-                if path not in self._created:
-                    self._created[path] = provenance.created_of(path)
-            if provenance.earlier(other, bundle, self._order, self._created):
-                earlier.append(other)
-        return earlier
+        mine = next((key for _, path, key in self._ordered if path == here), None)
+        if mine is None:  # not where the glob finds it: placed by its own manifest
+            created = {bundle: provenance.created_of(bundle)}
+            mine = provenance.order_key(bundle, self._rank, created)
+        return [other for other, path, key in self._ordered if path != here and key < mine]
 
     def key(self, bundle: Path, options: VerifyOptions) -> str | None:
         """The key of ``bundle``'s verdict under ``options`` (see the module docstring), or

@@ -43,6 +43,8 @@ the union of the other bundle's words: an attempt can have a near copy there onl
 contains at least the threshold's share of its words (Jaccard at least t implies containment at
 least t) or its exact digest; when even these upper bounds do not make a duplicate, the pair is
 skipped. The verdict is the same as comparing every pair in full (a test checks both ways).
+The unions hold 64-bit tokens of the words (:func:`token`), so that a board's cache can keep
+them small (``digeststore``); words sharing a token only let more pairs through.
 """
 
 from __future__ import annotations
@@ -54,10 +56,10 @@ import re
 import subprocess
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bench.core.canonical import canonical_json
 from bench.records.bundle import ATTEMPTS, MANIFEST
@@ -148,42 +150,89 @@ def contents_of_records(records: list[AttemptRecord]) -> Contents:
     return out
 
 
+def token(task_id: str, text: str) -> int:
+    """A word, tool call or digest of one task as 64 bits (blake2b): what a :class:`Digest`
+    holds."""
+    raw = f"{task_id}\0{text}".encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
+
+
 @dataclass(frozen=True)
 class Digest:
-    """Per task, what any attempt of a bundle could share with another: the union of its own
-    words, of all its words, and its exact digests (the prefilter's necessary condition)."""
+    """What any attempt of a bundle could share with another, per task: the union of its own
+    words, of all its words, and its exact digests (the prefilter's necessary condition), as
+    64-bit tokens of (task, text) (:func:`token`), one set of each for the whole bundle. Two
+    texts with one token only make the prefilter let more pairs through; a pair it lets
+    through is compared in full, by the strings."""
 
-    own: dict[str, frozenset[str]]
-    words: dict[str, frozenset[str]]
-    digests: dict[str, frozenset[str]]
+    tasks: frozenset[str]
+    own: frozenset[int]
+    words: frozenset[int]
+    digests: frozenset[int]
 
 
 def digest_of(contents: Contents) -> Digest:
-    own: dict[str, frozenset[str]] = {}
-    words: dict[str, frozenset[str]] = {}
-    digests: dict[str, frozenset[str]] = {}
+    own: set[int] = set()
+    words: set[int] = set()
+    digests: set[int] = set()
     for task_id, attempts in contents.items():
-        own[task_id] = frozenset().union(*(a.own for a in attempts if a.distinctive))
-        words[task_id] = frozenset().union(*(a.words for a in attempts))
-        digests[task_id] = frozenset(a.digest for a in attempts)
-    return Digest(own, words, digests)
+        for a in attempts:
+            if a.distinctive:
+                own.update(token(task_id, w) for w in a.own)
+            words.update(token(task_id, w) for w in a.words)
+            digests.add(token(task_id, a.digest))
+    return Digest(frozenset(contents), frozenset(own), frozenset(words), frozenset(digests))
 
 
-def _contained(part: frozenset[str], whole: frozenset[str], share: float) -> bool:
-    return len(part & whole) >= share * len(part)
+@dataclass(frozen=True)
+class _Probe:
+    """One attempt of the bundle being checked, as tokens."""
+
+    digest: int
+    words: tuple[int, ...]  # one token per word (two words may share one)
+    own: tuple[int, ...]
+    distinctive: bool
 
 
-def could_duplicate(mine: Contents, theirs: Digest) -> bool:
+Probes = dict[str, list[_Probe]]
+
+
+def probes_of(contents: Contents) -> Probes:
+    """``contents`` as tokens, made once for all the bundles it is checked against."""
+    return {
+        task_id: [
+            _Probe(
+                token(task_id, a.digest),
+                tuple(token(task_id, w) for w in a.words),
+                tuple(token(task_id, w) for w in a.own),
+                a.distinctive,
+            )
+            for a in attempts
+        ]
+        for task_id, attempts in contents.items()
+    }
+
+
+def _contained(part: tuple[int, ...], whole: frozenset[int], share: float) -> bool:
+    # How many of ``part``'s words have their token in ``whole``: at least as many as the
+    # words the other bundle has, whatever tokens coincide.
+    found = len(whole.intersection(part))
+    if found < len(part) and len(set(part)) < len(part):
+        found = sum(1 for t in part if t in whole)  # two of its words share a token
+    return found >= share * len(part)
+
+
+def could_duplicate(mine: Contents | Probes, theirs: Digest) -> bool:
     """Whether ``mine`` could be a duplicate of the bundle ``theirs`` digests: the rules of
     ``Overlap.duplicate`` applied to upper bounds of the shared counts (an attempt with a near
     copy there has its digest there, or has at least the threshold's share of its words in the
     union of that task's words). False means ``overlap`` would not find a duplicate either."""
+    probes = _as_probes(mine)
     own_shared = own_compared = all_shared = all_compared = 0
-    for task_id, attempts in mine.items():
-        words = theirs.words.get(task_id)
-        if words is None:
+    own, words, digests = theirs.own, theirs.words, theirs.digests
+    for task_id, attempts in probes.items():
+        if task_id not in theirs.tasks:
             continue
-        own, digests = theirs.own[task_id], theirs.digests[task_id]
         for attempt in attempts:
             exact = attempt.digest in digests
             all_compared += 1
@@ -192,6 +241,15 @@ def could_duplicate(mine: Contents, theirs: Digest) -> bool:
                 own_compared += 1
                 own_shared += exact or _contained(attempt.own, own, NEAR_OWN)
     return Overlap(own_shared, own_compared, all_shared, all_compared).duplicate
+
+
+def _as_probes(mine: Contents | Probes) -> Probes:
+    for attempts in mine.values():
+        for attempt in attempts:
+            if isinstance(attempt, _Probe):
+                return cast(Probes, mine)
+            return probes_of(cast(Contents, mine))
+    return {}
 
 
 _READ: dict[Path, tuple[tuple[int, int, int], Contents, Digest]] = {}
@@ -327,17 +385,24 @@ def landing_order(root: Path) -> dict[Path, int]:
     return rank
 
 
+def order_key(
+    bundle: Path, rank: dict[Path, int], created: dict[Path, str]
+) -> tuple[bool, int, str, str, str]:
+    """Where ``bundle`` stands in the order :func:`earlier` compares by: committed ones by
+    landing rank, then those not committed yet; ties by created time, run id and path."""
+    landed = rank.get((bundle / MANIFEST).resolve())
+    return (
+        landed is None,  # not committed yet: the newest
+        landed or 0,
+        created.get(bundle, ""),
+        bundle.name,
+        str(bundle),
+    )
+
+
 def earlier(a: Path, b: Path, rank: dict[Path, int], created: dict[Path, str]) -> bool:
     """Whether bundle ``a`` came before bundle ``b``."""
-    ka, kb = rank.get((a / MANIFEST).resolve()), rank.get((b / MANIFEST).resolve())
-    if ka != kb:
-        if ka is None:
-            return False  # not committed yet: the newest
-        if kb is None:
-            return True
-        return ka < kb
-    # Neither committed (or both in one commit): the earlier created time, then the path.
-    return (created.get(a, ""), a.name, str(a)) < (created.get(b, ""), b.name, str(b))
+    return order_key(a, rank, created) < order_key(b, rank, created)
 
 
 def created_of(bundle: Path) -> str:
@@ -348,9 +413,20 @@ def created_of(bundle: Path) -> str:
         return ""
 
 
-def check_provenance(bundle: Path, placement: Placement, run: BundleRun) -> None:
+def _digest_read(bundle: Path) -> Digest | None:
+    read = read_other(bundle)
+    return None if read is None else read[1]
+
+
+def check_provenance(
+    bundle: Path,
+    placement: Placement,
+    run: BundleRun,
+    digests: Callable[[Path], Digest | None] | None = None,
+) -> None:
     """Refuse ``bundle`` when an earlier bundle under the results root has the same (or
-    nearly the same) attempts."""
+    nearly the same) attempts. ``digests``: where another bundle's digest comes from (a
+    ``DigestStore`` keeps them between processes); by default it is read."""
     mine = contents_of_records(run.attempts)
     if not mine:
         return
@@ -367,9 +443,14 @@ def check_provenance(bundle: Path, placement: Placement, run: BundleRun) -> None
         return
     order: dict[Path, int] | None = None
     created: dict[Path, str] = {}
+    digest = digests or _digest_read
+    probes = probes_of(mine)
     for other in others:
+        theirs = digest(other)
+        if theirs is None or not could_duplicate(probes, theirs):
+            continue
         read = read_other(other)
-        if read is None or not could_duplicate(mine, read[1]):
+        if read is None:
             continue
         found = overlap(mine, read[0])
         if not found.duplicate:
@@ -407,6 +488,9 @@ __all__ = [
     "created_of",
     "earlier",
     "landing_order",
+    "order_key",
     "overlap",
+    "probes_of",
     "read_other",
+    "token",
 ]

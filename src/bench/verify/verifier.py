@@ -28,6 +28,7 @@ from . import (
     scores,
 )
 from .codes import Code, exit_code
+from .digeststore import DigestStore
 from .failure import VerifyFailure
 from .records import BundleRun
 from .taskcache import TaskCache
@@ -88,6 +89,9 @@ class VerifyOptions:
     # shared by every bundle verified with these options (a board build); None: derived
     # afresh for each bundle (taskcache.py). It never changes a verdict.
     task_cache: TaskCache | None = field(default=None, compare=False)
+    # Where provenance takes other bundles' digests from between processes (a board's
+    # ``--cache``, digeststore.py); None: each is read. It never changes a verdict.
+    digest_store: DigestStore | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -184,7 +188,10 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     )
     done("replay")
     if options.check_duplicates:
-        provenance.check_provenance(bundle, placement, run)
+        store = options.digest_store
+        provenance.check_provenance(
+            bundle, placement, run, store.digest if store is not None else None
+        )
         done("provenance")
     scores.check_error_rate(bundle, run)
     done("error rate")

@@ -1,0 +1,144 @@
+"""Provenance digests of other bundles, kept on disk between board builds.
+
+Provenance compares a bundle with every earlier bundle under the results root, first through
+each one's :class:`~bench.verify.provenance.Digest` (the per-task unions that rule a pair out).
+Within one process each bundle is read once (``provenance.read_other``); but a board rebuilt
+from its cache (``bench board build --cache DIR``) verifies only the new bundle, which then has
+to read all the others, about half a second each for the whole BFCL suite: most of a rebuild.
+
+This store keeps each bundle's digest on disk under ``DIR/provenance``, keyed by the sha256 of
+its attempts file and the code (``dependencies.code_digest``): the same bytes read by the same
+code give the same digest. Only the digest is kept; when it does not rule a pair out, the
+other bundle is read in full and compared as without a store. A file that does not read back
+as a digest is a miss, computed again. The directory is trusted as the board's cache is
+(docs/DECISIONS.md, 42): whoever can write it could hide a duplicate.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import sys
+from array import array
+from pathlib import Path
+
+from bench.core.atomic import write_atomic
+from bench.records.bundle import ATTEMPTS
+
+from .dependencies import code_digest
+from .layout import MAX_FILE_BYTES
+from .provenance import Digest, read_other
+
+FORMAT = "bench-provenance-digest/1"
+_CHUNK = 1 << 20
+# For the rest of the process, by (store, attempts file): its (inode, size, mtime) and digest.
+_MEMO: dict[tuple[Path, Path], tuple[tuple[int, int, int], Digest | None]] = {}
+
+
+def _encode(digest: Digest) -> bytes:
+    """A JSON line with the task ids and how many tokens of each kind, then the tokens as
+    little-endian 64-bit integers."""
+    parts = (digest.own, digest.words, digest.digests)
+    tokens = array("Q")
+    for part in parts:
+        tokens.extend(part)
+    if sys.byteorder != "little":
+        tokens.byteswap()
+    head = {"format": FORMAT, "tasks": sorted(digest.tasks), "counts": [len(p) for p in parts]}
+    return json.dumps(head, ensure_ascii=False).encode("utf-8") + b"\n" + tokens.tobytes()
+
+
+def _decode(raw: bytes) -> Digest:
+    line, _, body = raw.partition(b"\n")
+    head = json.loads(line)
+    if not isinstance(head, dict) or head.get("format") != FORMAT:
+        raise ValueError("another format")
+    tasks, counts = head["tasks"], head["counts"]
+    if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks):
+        raise ValueError("tasks")
+    if not isinstance(counts, list) or len(counts) != 3:
+        raise ValueError("counts")
+    tokens = array("Q")
+    tokens.frombytes(body)  # ValueError when not whole integers
+    if sys.byteorder != "little":
+        tokens.byteswap()
+    if not all(isinstance(n, int) and n >= 0 for n in counts) or sum(counts) != len(tokens):
+        raise ValueError("counts")
+    own, words = counts[0], counts[0] + counts[1]
+    return Digest(
+        frozenset(tasks),
+        frozenset(tokens[:own]),
+        frozenset(tokens[own:words]),
+        frozenset(tokens[words:]),
+    )
+
+
+def _file_key(path: Path) -> str | None:
+    """sha256 of the file's bytes, or None when it cannot be read or exceeds the cap."""
+    h = hashlib.sha256()
+    read = 0
+    try:
+        with path.open("rb") as handle:
+            while block := handle.read(_CHUNK):
+                read += len(block)
+                if read > MAX_FILE_BYTES:
+                    return None
+                h.update(block)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+class DigestStore:
+    """Digests by the attempts file's content under ``directory`` (see the module docstring),
+    and by its path, size and modification time for the rest of the process (shared by every
+    store of the same directory, as each bundle's verification makes its own)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.hits = 0
+        self.misses = 0
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.tokens"
+
+    def digest(self, bundle: Path) -> Digest | None:
+        """``bundle``'s provenance digest; None when its attempts cannot be read (its own
+        verification refuses it)."""
+        path = (bundle / ATTEMPTS).resolve()
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+        memo = _MEMO.get((self.directory, path))
+        if memo is not None and memo[0] == stamp:
+            return memo[1]
+        found = self._lookup(bundle, path)
+        _MEMO[(self.directory, path)] = (stamp, found)
+        return found
+
+    def _lookup(self, bundle: Path, path: Path) -> Digest | None:
+        own = _file_key(path)
+        key = None
+        if own is not None:
+            key = hashlib.sha256(f"{FORMAT}\0{code_digest()}\0{own}".encode()).hexdigest()
+            try:
+                found = _decode(self._path(key).read_bytes())
+            except (OSError, ValueError, KeyError, TypeError):
+                pass
+            else:
+                self.hits += 1
+                return found
+        self.misses += 1
+        read = read_other(bundle)
+        if read is None:
+            return None
+        if key is not None:
+            with contextlib.suppress(OSError):  # a store that cannot be written is only slower
+                write_atomic(self._path(key), _encode(read[1]))
+        return read[1]
+
+
+__all__ = ["FORMAT", "DigestStore"]
