@@ -220,6 +220,17 @@ def test_a_warm_cache_builds_the_same_board_without_verifying(
         return real(bundle, options)
 
     monkeypatch.setattr(bench.verify.verifier, "verify_and_load", spy)
+    # The duplicate's provenance check takes the others' digests from the cache's store
+    # (written by the pool's workers), not from reading their attempts again.
+    from bench.verify import digeststore
+
+    assert list((tmp_path / "cache" / "provenance").rglob("*.tokens"))
+    digeststore._MEMO.clear()
+
+    def unread(bundle: Path) -> None:
+        raise AssertionError(f"{bundle}: its digest was not taken from the store")
+
+    monkeypatch.setattr(digeststore, "read_other", unread)
     warm = build(_cached(results, tmp_path / "warm", tmp_path / "cache"))
     assert warm.reused == 2 and len(seen) == 1
     assert list(_files(tmp_path / "warm")) == list(_files(tmp_path / "plain"))
