@@ -16,7 +16,7 @@ import re
 import time
 
 from bench.core.secrets import secret_shape
-from bench.scorers.answers import CITATION_PATTERN, citation_spans
+from bench.scorers.answers import CITATION_PATTERN, citation_spans, longest_shared_run
 
 FORMER = {
     "jwt": re.compile(
@@ -51,6 +51,7 @@ def main() -> None:
             print(f"{name:16} {n:7d}   {base * 1e3:7.3f} ms  {former:9.3f} s ({kind}, "
                   f"{former / base:9.0f}x)   {now * 1e3:8.3f} ms ({now / base:6.0f}x)")  # fmt: skip
     citations(args.sizes)
+    pastes(args.sizes)
 
 
 def citations(sizes: list[int]) -> None:
@@ -62,6 +63,42 @@ def citations(sizes: list[int]) -> None:
         former = cpu(CITATION_PATTERN.findall, text)
         now = min(cpu(citation_spans, text) for _ in range(3))
         print(f"   {n:7d} chars: former {former:8.3f} s ({former / base:9.0f}x), "
+              f"now {now * 1e3:7.3f} ms ({now / base:5.0f}x)")  # fmt: skip
+
+
+def _table(answer: list[str], source: list[str]) -> int:
+    """The former ``longest_shared_run``: every pair of positions."""
+    best = 0
+    previous = [0] * (len(source) + 1)
+    for word in answer:
+        current = [0] * (len(source) + 1)
+        for j, other in enumerate(source, start=1):
+            if word == other:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best
+
+
+def _cpu_of(fn, *args) -> float:  # type: ignore[no-untyped-def]
+    start = time.process_time()
+    fn(*args)
+    return time.process_time() - start
+
+
+def pastes(sizes: list[int]) -> None:
+    print("\nthe paste check: an answer of 80 words (the budget) against a tool result of N "
+          "words, all one word: the former table against longest_shared_run")  # fmt: skip
+    answer = ["a"] * 80
+    for n in sizes:
+        source = ["a"] * n
+        base = min(cpu(lambda t: t.count("x"), " ".join(source)) for _ in range(5)) or 1e-7
+        start = time.process_time()
+        former = _table(answer, source)
+        was = time.process_time() - start
+        now = min(_cpu_of(longest_shared_run, answer, source) for _ in range(3))
+        assert former == longest_shared_run(answer, source) == 80
+        print(f"   {n:7d} words: former {was:8.3f} s ({was / base:9.0f}x), "
               f"now {now * 1e3:7.3f} ms ({now / base:5.0f}x)")  # fmt: skip
 
 
