@@ -1,4 +1,4 @@
-"""Secret shapes and citations on adversarial text: the former regexes against linear finders.
+"""Secret shapes, citations, pastes and fences on adversarial text: former against linear.
 
     .venv/bin/python benchmarks/bench_secret_shapes.py [--sizes 5000 20000 80000]
 
@@ -17,6 +17,7 @@ import time
 
 from bench.core.secrets import secret_shape
 from bench.scorers.answers import CITATION_PATTERN, citation_spans, longest_shared_run
+from bench.scorers.document import fenced_body
 
 FORMER = {
     "jwt": re.compile(
@@ -52,6 +53,7 @@ def main() -> None:
                   f"{former / base:9.0f}x)   {now * 1e3:8.3f} ms ({now / base:6.0f}x)")  # fmt: skip
     citations(args.sizes)
     pastes(args.sizes)
+    fences(args.sizes)
 
 
 def citations(sizes: list[int]) -> None:
@@ -99,6 +101,23 @@ def pastes(sizes: list[int]) -> None:
         now = min(_cpu_of(longest_shared_run, answer, source) for _ in range(3))
         assert former == longest_shared_run(answer, source) == 80
         print(f"   {n:7d} words: former {was:8.3f} s ({was / base:9.0f}x), "
+              f"now {now * 1e3:7.3f} ms ({now / base:5.0f}x)")  # fmt: skip
+
+
+FORMER_FENCE = re.compile(
+    r"```[ \t]*(?:json)?[ \t]*\r?\n(?P<body>.*?)(?:\r?\n)?[ \t]*```", re.IGNORECASE | re.DOTALL
+)
+
+
+def fences(sizes: list[int]) -> None:
+    print("\na JSON answer in a fence, N blanks after the opening backticks: the former regex "
+          "against fenced_body")  # fmt: skip
+    for n in sizes:
+        text = "```" + " " * n + "x\n{}\n```"
+        base = min(cpu(lambda t: t.count("x"), text) for _ in range(5)) or 1e-7
+        former = cpu(FORMER_FENCE.fullmatch, text)
+        now = min(cpu(fenced_body, text) for _ in range(3))
+        print(f"   {n:7d} blanks: former {former:8.3f} s ({former / base:9.0f}x), "
               f"now {now * 1e3:7.3f} ms ({now / base:5.0f}x)")  # fmt: skip
 
 
