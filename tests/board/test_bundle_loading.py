@@ -4,6 +4,7 @@ the serial board byte for byte; a bundle verify refuses is refused through eithe
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -336,3 +337,22 @@ def test_the_key_follows_what_the_verdict_depends_on(results: Results) -> None:
     # a symlink anywhere in a bundle: no key, never cached
     (last / "link").symlink_to(last / "config.json")
     assert tree_digest(last) is None and keys()[last] is None
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_digests_hashed_in_threads_are_the_serial_ones(results: Results, threads: int) -> None:
+    from bench.verify.dependencies import VerdictInputs, tree_digest
+
+    bundles = _loader(results, 1).bundles()
+    (bundles[-1] / "link").symlink_to(bundles[-1] / "config.json")  # no digest: None
+    missing = results.results / "nobody" / "nothing"
+    paths = [*bundles, missing, bundles[0], results.tasks]
+    inputs = VerdictInputs(results.results)
+    inputs.prime(paths, threads=threads)
+    assert inputs._trees == {Path(os.path.abspath(p)): tree_digest(p) for p in paths}
+    assert inputs.digest(bundles[-1]) is None and inputs.digest(bundles[0]) is not None
+    options = VerifyOptions(
+        results_root=results.results, allowed_signers=results.signers, tasks=results.tasks
+    )
+    serial = VerdictInputs(results.results)
+    assert [inputs.key(b, options) for b in bundles] == [serial.key(b, options) for b in bundles]

@@ -161,6 +161,7 @@ class BundlesLoader:
         from .entrycache import EntryCache
 
         inputs = VerdictInputs(self.root)
+        inputs.prime(bundles, threads=self.jobs)
         keys: dict[Path, str | None] = {}
         for bundle in bundles:
             if self.verify:

@@ -99,9 +99,27 @@ def cli() -> None:
     """bench-suite: run agents through tasks, score every attempt, and show the evidence."""
 
 
+# The collector's young generation is collected every 700 new container objects, and the whole
+# heap again each time it has grown by a quarter. A bench command is a batch process that builds
+# large trees of records and models and keeps most of them to its end, so those passes find
+# almost nothing and cost much: a third of the CPU of a board rebuilt over 100 BFCL bundles,
+# 6-8 % of a run (docs/PERFORMANCE.md, "The cyclic collector"; docs/DECISIONS.md, 43). Peak
+# RSS did not move in either. Reference counting still frees everything that holds no cycle.
+COLLECTOR_THRESHOLDS = (100_000, 50, 100)
+
+
+def tune_collector() -> None:
+    """Collect cycles less often (``COLLECTOR_THRESHOLDS``) for the rest of this process and
+    the processes it forks."""
+    import gc
+
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
+
+
 def main(argv: list[str] | None = None) -> Any:
     from bench.core.errors import BenchError
 
+    tune_collector()
     try:
         return cli.main(args=argv, prog_name="bench", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -117,4 +135,4 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(exc.exit_code)
 
 
-__all__ = ["cli", "main"]
+__all__ = ["COLLECTOR_THRESHOLDS", "cli", "main", "tune_collector"]

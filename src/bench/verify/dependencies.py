@@ -130,6 +130,22 @@ class VerdictInputs:
             self._trees[key] = tree_digest(path)
         return self._trees[key]
 
+    def prime(self, paths: list[Path], threads: int) -> None:
+        """Compute the digests of ``paths`` not yet known, ``threads`` files at once: hashlib
+        and file reads let go of the interpreter lock, so two threads hash about twice as
+        fast on two cores. The digests are the ones :meth:`digest` would compute."""
+        todo = list(dict.fromkeys(Path(os.path.abspath(p)) for p in paths))
+        todo = [p for p in todo if p not in self._trees]
+        if threads <= 1 or len(todo) <= 1:
+            for path in todo:
+                self.digest(path)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            for path, found in zip(todo, pool.map(tree_digest, todo), strict=True):
+                self._trees[path] = found
+
     def _earlier_bundles(self, bundle: Path) -> list[Path]:
         """The bundles under the root that came before ``bundle`` (``provenance.earlier``);
         the order is derived once for all of them. A tie left to the path is between two
