@@ -35,6 +35,13 @@ report and history), and from it the CPU each further request adds.
 The tool-eval-bench venv is made once under ``~/.cache/bench-suite/tool-eval-bench-3.0.0``
 with ``pip install --require-hashes -r benchmarks/tool-eval-bench-requirements.txt`` (pinned
 wheels); that pip install is the only network access. Prints figures; asserts nothing.
+
+**Bytecode.** pip compiles every module of a package it installs (tool-eval-bench's venv has
+them). An editable install has none until Python writes them, and with
+``PYTHONDONTWRITEBYTECODE`` set (as on the project's machines) it never does: every ``bench``
+process would compile its ~200 modules again, 0.1-0.2 s of CPU no installed copy pays. So
+before anything is timed, the ``bench`` package is compiled as pip would compile it
+(``compileall``; ``--source-only`` measures without, as the earlier figures were).
 """
 
 from __future__ import annotations
@@ -144,6 +151,34 @@ def _env() -> dict[str, str]:
     env = {k: v for k, v in env.items() if not k.startswith(("TOOL_EVAL_", "BENCH_"))}
     env["NO_COLOR"] = "1"
     return env
+
+
+def _package() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("bench")
+    if spec is None or spec.origin is None:
+        raise SystemExit("bench is not importable")
+    return Path(spec.origin).parent
+
+
+def drop_bytecode() -> None:
+    """``--source-only``: remove the bench package's bytecode, so each process compiles it."""
+    for cache in _package().rglob("__pycache__"):
+        shutil.rmtree(cache)
+
+
+def compile_like_an_install() -> int:
+    """Compile the ``bench`` package's modules to bytecode, as ``pip install`` does for a
+    wheel; how many modules had none before."""
+    import compileall
+    import importlib.util
+
+    package = _package()
+    modules = sorted(package.rglob("*.py"))
+    missing = sum(1 for m in modules if not Path(importlib.util.cache_from_source(str(m))).exists())
+    compileall.compile_dir(str(package), quiet=1)
+    return missing
 
 
 def _disk_bytes(where: Path) -> int:
@@ -388,6 +423,11 @@ def main() -> int:
         help="only the peak RSS of scripted, replay and HTTP runs of 172 tasks x --rss-repeats",
     )
     parser.add_argument("--rss-repeats", type=int, default=5)
+    parser.add_argument(
+        "--source-only",
+        action="store_true",
+        help="do not compile the bench package first (as measured before 2026-12-05)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.repeats, args.trials = 1, 1, 2
@@ -401,6 +441,12 @@ def main() -> int:
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; load average "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
+    if args.source_only:
+        drop_bytecode()
+        print("  bytecode: none for the bench package (--source-only)")
+    else:
+        missing = compile_like_an_install()
+        print(f"  bytecode: the bench package compiled as an install does ({missing} had none)")
     if args.rss_only:
         root = args.keep or Path(tempfile.mkdtemp(prefix="bench-process-"))
         try:

@@ -370,6 +370,60 @@ def test_the_prefilter_never_hides_a_duplicate(
     assert tokens == "colliding" or skipped > 100, skipped
 
 
+def _could_duplicate_in_full(mine: dict[str, list[Content]], theirs: provenance.Digest) -> bool:
+    """``could_duplicate`` as it was before it stopped early: every attempt counted."""
+    probes = provenance.probes_of(mine)
+    own_shared = own_compared = all_shared = all_compared = 0
+    for task_id, attempts in probes.items():
+        if task_id not in theirs.tasks:
+            continue
+        for attempt in attempts:
+            exact = attempt.digest in theirs.digests
+            all_compared += 1
+            all_shared += exact or provenance._contained(
+                attempt.words, theirs.words, provenance.NEAR_ALL
+            )
+            if attempt.distinctive:
+                own_compared += 1
+                own_shared += exact or provenance._contained(
+                    attempt.own, theirs.own, provenance.NEAR_OWN
+                )
+    return provenance.Overlap(own_shared, own_compared, all_shared, all_compared).duplicate
+
+
+def test_the_prefilter_stopping_early_answers_as_counting_every_attempt() -> None:
+    """Bundles of up to 40 tasks where the other holds a copy of any share (0 to all) of
+    them, so that pairs are decided on either side of both rules' thresholds: stopping once
+    neither share is within reach never changes the answer."""
+    rng = random.Random(43)
+    vocabulary = [f"w{i}" for i in range(60)]
+    answers = {True: 0, False: 0}
+
+    most = 12
+
+    def attempt() -> Content | None:
+        words = rng.sample(vocabulary, rng.randint(0, most))
+        return content([" ".join(words)], [], [" ".join(rng.sample(vocabulary, 5))])
+
+    for _ in range(2000):
+        most = rng.choice([3, 12])  # 3: no attempt has its own words, only the "all" rule
+        n = rng.choice([3, 10, 20, 40, rng.randint(1, 40)])
+        mine = {f"t{t}": [a for a in [attempt()] if a is not None] for t in range(n)}
+        mine = {task: attempts for task, attempts in mine.items() if attempts}
+        share = rng.choice([0.0, 0.45, 0.5, 0.55, 0.85, 0.9, 0.95, 1.0, rng.random()])
+        copied = set(rng.sample(sorted(mine), round(share * len(mine))))  # exactly that many
+        theirs = {
+            task: (list(attempts) if task in copied else [a for a in [attempt()] if a])
+            for task, attempts in mine.items()
+            if task in copied or rng.random() < 0.95
+        }
+        digest = digest_of({task: a for task, a in theirs.items() if a})
+        expected = _could_duplicate_in_full(mine, digest)
+        assert could_duplicate(mine, digest) == expected, (mine, theirs)
+        answers[expected] += 1
+    assert min(answers.values()) > 200, answers
+
+
 def test_stored_digests_find_the_same_duplicates(
     mini: Path, keys: dict[str, Path], tmp_path: Path
 ) -> None:

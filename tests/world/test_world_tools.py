@@ -308,3 +308,27 @@ def test_integer_state_keys_become_strings(make_task: MakeTask) -> None:
     assert world.call("lookup_order", {"order_id": "1042"}) == ToolResult(
         result={"status": "shipped"}
     )
+
+
+def test_every_shipped_task_offers_its_schemas_as_written_and_unshared() -> None:
+    """Each tool's parameters as the model sees them: equal to the task's, key for key in the
+    task's order (request hashes and cassettes depend on it), and a copy no one shares."""
+    import json
+    from pathlib import Path
+
+    from bench.tasks.load import load_task_set
+
+    tasks = Path(__file__).resolve().parents[2] / "tasks"
+    loaded = load_task_set(tasks)
+    for task in loaded.tasks:
+        if not task.tools or any(hasattr(t, "builtin") for t in task.tools):
+            continue  # search_docs needs a corpus; its schema is the builtin's
+        world = World(task, None)
+        written = {t.name: t.parameters for t in task.tools}
+        for offered in world.tool_defs():
+            assert json.dumps(offered.parameters) == json.dumps(written[offered.name])
+            assert offered.parameters is not written[offered.name]
+        first = world.tool_defs()[0].parameters
+        first["smuggled"] = True
+        assert "smuggled" not in world.fresh().tool_defs()[0].parameters
+        assert "smuggled" not in written[world.tool_defs()[0].name]

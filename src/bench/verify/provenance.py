@@ -228,18 +228,36 @@ def could_duplicate(mine: Contents | Probes, theirs: Digest) -> bool:
     copy there has its digest there, or has at least the threshold's share of its words in the
     union of that task's words). False means ``overlap`` would not find a duplicate either."""
     probes = _as_probes(mine)
+    common = [attempts for task_id, attempts in probes.items() if task_id in theirs.tasks]
+    all_total = sum(len(attempts) for attempts in common)
+    own_total = sum(a.distinctive for attempts in common for a in attempts)
+    # Each rule needs a share of the compared attempts (``Overlap.duplicate``, whose products
+    # these are); once the attempts not shared leave neither share within reach, the answer is
+    # False whatever the rest hold: most pairs of unrelated bundles are settled early.
+    all_open = all_total >= MIN_ALL
+    own_open = own_total >= MIN_OWN
+    all_need, own_need = ALL_SHARE * all_total, OWN_SHARE * own_total
     own_shared = own_compared = all_shared = all_compared = 0
+    all_missed = own_missed = 0
     own, words, digests = theirs.own, theirs.words, theirs.digests
-    for task_id, attempts in probes.items():
-        if task_id not in theirs.tasks:
-            continue
+    for attempts in common:
+        if not (all_open or own_open):
+            return False
         for attempt in attempts:
             exact = attempt.digest in digests
             all_compared += 1
-            all_shared += exact or _contained(attempt.words, words, NEAR_ALL)
+            if exact or _contained(attempt.words, words, NEAR_ALL):
+                all_shared += 1
+            else:
+                all_missed += 1
+                all_open = all_open and all_total - all_missed >= all_need
             if attempt.distinctive:
                 own_compared += 1
-                own_shared += exact or _contained(attempt.own, own, NEAR_OWN)
+                if exact or _contained(attempt.own, own, NEAR_OWN):
+                    own_shared += 1
+                else:
+                    own_missed += 1
+                    own_open = own_open and own_total - own_missed >= own_need
     return Overlap(own_shared, own_compared, all_shared, all_compared).duplicate
 
 

@@ -77,6 +77,7 @@ class World:
         self._corpus = corpus
         self._tools: dict[str, DataTool | BuiltinTool] = {}
         self._schemas: dict[str, str] = {}  # tool name -> the schema's cache key
+        self._offered: dict[str, str] = {}  # tool name -> its parameters as JSON, in order
         self._defs: list[ToolDef] | None = None
         for tool in task.tools:
             name: str
@@ -92,6 +93,10 @@ class World:
                     self._tools[name] = DataTool(tool)
                 except ToolDataError as exc:
                     raise self._fault(f"tools.{name}.{exc.field}", exc.message) from None
+                try:
+                    self._offered[name] = json.dumps(schema, allow_nan=False)
+                except (TypeError, ValueError, RecursionError) as exc:
+                    raise self._fault(f"tools.{name}.parameters", f"not JSON: {exc}") from None
             key = schema_key(schema)
             problem = schema_problem(key)
             if problem is not None:
@@ -112,6 +117,7 @@ class World:
         world._corpus = self._corpus
         world._tools = self._tools
         world._schemas = self._schemas
+        world._offered = self._offered
         world._defs = None
         world._state = json.loads(self._start)
         world._start = self._start
@@ -123,8 +129,9 @@ class World:
         return copy.deepcopy(self._state)
 
     def tool_defs(self) -> list[ToolDef]:
-        """The tools as offered to the model, in the task's order. Built (deep copies of the
-        task's schemas) once per world, that is once per attempt, not once per model call."""
+        """The tools as offered to the model, in the task's order. Built (copies of the task's
+        schemas, read back from their JSON: the same keys in the same order, faster than a deep
+        copy) once per world, that is once per attempt, not once per model call."""
         if self._defs is None:
             self._defs = [
                 builtin_def(tool)
@@ -132,7 +139,7 @@ class World:
                 else ToolDef(
                     name=tool.spec.name,
                     description=tool.spec.description,
-                    parameters=copy.deepcopy(tool.spec.parameters),
+                    parameters=json.loads(self._offered[tool.spec.name]),
                 )
                 for tool in self._tools.values()
             ]
