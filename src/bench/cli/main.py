@@ -99,12 +99,8 @@ def cli() -> None:
     """bench-suite: run agents through tasks, score every attempt, and show the evidence."""
 
 
-# The collector's young generation is collected every 700 new container objects, and the whole
-# heap again each time it has grown by a quarter. A bench command is a batch process that builds
-# large trees of records and models and keeps most of them to its end, so those passes find
-# almost nothing and cost much: a third of the CPU of a board rebuilt over 100 BFCL bundles,
-# 6-8 % of a run (docs/PERFORMANCE.md, "The cyclic collector"; docs/DECISIONS.md, 43). Peak
-# RSS did not move in either. Reference counting still frees everything that holds no cycle.
+# A bench command keeps most of what it builds to its end: the default collector passes free
+# almost nothing and cost much (docs/DECISIONS.md, 43; docs/PERFORMANCE.md, "The cyclic collector").
 COLLECTOR_THRESHOLDS = (100_000, 50, 100)
 
 
