@@ -2,7 +2,7 @@
 suite under ``results/``, and ``bench board build`` over them, verified and not.
 
     .venv/bin/python benchmarks/bench_bfcl_board.py [--entrants 100] [--rounds 3]
-        [--work DIR] [--profile] [--skip-verified]
+        [--work DIR] [--profile] [--skip-verified] [--cache-only | --publish-only]
 
 ``--work DIR`` keeps (and on the next call reuses) the import, the runs and the bundles:
 making 100 runs of 3,628 attempts takes about ten minutes of two cores; measuring them does
@@ -318,6 +318,29 @@ def bench_cache(work: Path, task_dir: Path, results: Path, n: int) -> None:
         sys.exit("a cached build differs from the build without a cache")
 
 
+def bench_publish(work: Path, task_dir: Path, results: Path, n: int) -> None:
+    """The publish workflow's verification before 2026-12-05 (a ``bench verify`` process per
+    bundle, one after the other, then the build, which verified every bundle again) against
+    the build alone (``--strict`` fails it on any bundle that does not verify)."""
+    loop_wall = loop_cpu = 0.0
+    for bundle in sorted(m.parent for m in results.glob("*/*/manifest.json")):
+        wall, cpu, _ = timed([*BENCH, "verify", str(bundle), "--results-root", str(results),
+                              "--allowed-signers", str(work / SIGNERS),
+                              "--suite-tasks", str(task_dir)])  # fmt: skip
+        loop_wall, loop_cpu = loop_wall + wall, loop_cpu + cpu
+    site = work / "site-publish"
+    wall, cpu, _ = timed(board_command(work, task_dir, results, site, "--strict"))
+    check_site(site, n, verified=True)
+    print(f"\n4. the publish workflow's verification, {n} bundles, whole processes")
+    print(f"   before: bench verify per bundle  wall {loop_wall:7.2f} s, CPU {loop_cpu:7.2f} s")
+    print(f"           then the build --strict  wall {wall:7.2f} s, CPU {cpu:7.2f} s")
+    print(f"           together                 wall {loop_wall + wall:7.2f} s, "
+          f"CPU {loop_cpu + cpu:7.2f} s")  # fmt: skip
+    print(f"   now:    the build --strict alone wall {wall:7.2f} s, CPU {cpu:7.2f} s "
+          f"(now / before: wall {wall / (loop_wall + wall):.2f}, "
+          f"CPU {cpu / (loop_cpu + cpu):.2f})")  # fmt: skip
+
+
 def first_config(results: Path) -> str:
     config = next(results.glob("*/*/config.json"))
     return json.dumps(json.loads(config.read_text(encoding="utf-8"))["task_set"]["task_ids"])
@@ -391,6 +414,8 @@ def main() -> None:
     parser.add_argument("--make-only", action="store_true", help="make the bundles, time nothing")
     parser.add_argument("--cache-only", action="store_true",
                         help="time only the --cache builds (section 3)")  # fmt: skip
+    parser.add_argument("--publish-only", action="store_true",
+                        help="time only the publish workflow's checks (section 4)")  # fmt: skip
     args = parser.parse_args()
     load = os.getloadavg()
     print(f"bench_bfcl_board.py  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}  "
@@ -401,6 +426,9 @@ def main() -> None:
     try:
         task_dir, results = make_bundles(bfcl_package(), work, args.entrants)
         if args.make_only:
+            return
+        if args.publish_only:
+            bench_publish(work, task_dir, results, args.entrants)
             return
         if not args.cache_only:
             bench_builds(work, task_dir, results, args.entrants, args.rounds, args.skip_verified)

@@ -266,7 +266,10 @@ def test_a_pr_adding_a_valid_bundle_passes(tmp_path: Path) -> None:
     _git(repo, "checkout", "-q", "main")
     _git(repo, "merge", "-q", "--ff-only", "pr")
     publish = _run_steps(repo, "publish.yml", "build", {**env, **PAGES_ENV}, tmp_path)
-    assert publish[0][0] == "re-verify every bundle" and publish[0][1].returncode == 0
+    assert [name for name, _ in publish] == [
+        "rebuild the imported suites",
+        "verify every bundle and build the board",
+    ]
     failed = [(name, r.stderr[-400:]) for name, r in publish if r.returncode != 0]
     assert failed == []  # the board is built from it too
 
@@ -647,10 +650,11 @@ def test_publish_uses_the_lock_full_history_and_results_only() -> None:
         "python -m pip install --quiet --no-deps --require-hashes -r "
         "tests/suites/bfcl-requirements.txt",
     ]
-    board = next(s for s in build if s.get("name") == "build the board")["run"]
-    assert "--no-runs" in board.split() and "--results results" in board
-    verify = next(s for s in build if s.get("name") == "re-verify every bundle")["run"]
-    assert "for bundle in results/*/*/" in verify
+    board = next(s for s in build if s.get("name") == "verify every bundle and build the board")
+    args = board["run"].split()
+    assert "--no-runs" in args and "--results results" in board["run"] and "--strict" in args
+    # Verification is the build's own (every bundle under results/, --strict): never skipped.
+    assert "--no-verify" not in args and "--cache" not in board["run"]
 
 
 def test_board_build_with_no_runs_leaves_local_runs_out(tmp_path: Path) -> None:
@@ -693,8 +697,8 @@ def test_publish_builds_an_empty_state_page_for_an_empty_results(tmp_path: Path)
     (repo / "results" / ".gitkeep").write_text("")
     steps = _publish(repo, tmp_path)
     assert [(name, code) for name, code, _ in steps] == [
-        ("re-verify every bundle", 0),
-        ("build the board", 0),
+        ("rebuild the imported suites", 0),
+        ("verify every bundle and build the board", 0),
     ], steps[-1][2]
     assert "no runs or bundles found" in steps[-1][2]  # a note, shown, never a failure
     page = (repo / "site" / "index.html").read_text(encoding="utf-8")
@@ -728,8 +732,8 @@ def test_publish_builds_a_populated_board_whose_notes_do_not_fail_strict(tmp_pat
     repo = _populated(tmp_path, registered=True)
     steps = _publish(repo, tmp_path)
     assert [(name, code) for name, code, _ in steps] == [
-        ("re-verify every bundle", 0),
-        ("build the board", 0),
+        ("rebuild the imported suites", 0),
+        ("verify every bundle and build the board", 0),
     ], steps[-1][2]
     # The mini task set's families are small: a note on the page, not a reason to fail.
     assert "tasks (< 10)" in steps[-1][2]
@@ -741,12 +745,70 @@ def test_publish_strict_fails_on_an_unknown_entrant(tmp_path: Path) -> None:
     repo = _populated(tmp_path, registered=False)
     steps = _publish(repo, tmp_path)
     assert [(name, code) for name, code, _ in steps] == [
-        ("re-verify every bundle", 0),
-        ("build the board", 3),
+        ("rebuild the imported suites", 0),
+        ("verify every bundle and build the board", 3),
     ]
     assert "error[BOARD_STRICT]" in steps[-1][2] and "unknown entrant 'mini-good'" in steps[-1][2]
     assert "tasks (< 10)" not in steps[-1][2].split("error[BOARD_STRICT]")[1]
     assert not (repo / "site").exists()
+
+
+def _replay_bundle(repo: Path, tmp_path: Path) -> Path:
+    """A second bundle of mini-good: a cassette replay of its bundled run (never a row)."""
+    from bench.records import RunStore
+
+    [original] = RunStore(tmp_path / "runs").runs()
+    replayed, _ = start_run(
+        RunRequest(tasks=repo / "tasks", replay=str(original.path), runs_dir=tmp_path / "replays")
+    )
+    return build_bundle(
+        RunDirLike(replayed.path),
+        entrant="mini-good",
+        key_file=tmp_path / "id_ed25519",
+        out_root=repo / "results",
+        allowed_signers=repo / "submissions" / "allowed_signers",
+    )
+
+
+def _tamper(bundle: Path) -> None:
+    status = bundle / "status.json"
+    status.write_text(status.read_text().replace('"complete"', '"partial"'))
+
+
+@pytest.mark.parametrize("case", ["tampered", "not a bundle", "tampered replay", "valid replay"])
+def test_publish_verifies_every_bundle_under_results_in_its_build(
+    tmp_path: Path, case: str
+) -> None:
+    """The build is the publish workflow's only verification: whatever it would leave off the
+    page (a replay, a directory without a manifest) is checked as well, and fails --strict."""
+    repo = _populated(tmp_path, registered=True)
+    [bundle] = (repo / "results" / "mini-good").iterdir()
+    if case == "tampered":
+        _tamper(bundle)
+    elif case == "not a bundle":
+        stray = repo / "results" / "mini-good" / "notes"
+        stray.mkdir()
+        (stray / "README.md").write_text("not a bundle\n")
+    else:
+        replay = _replay_bundle(repo, tmp_path)
+        if case == "tampered replay":
+            _tamper(replay)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", case)
+    steps = _publish(repo, tmp_path)
+    expected = 0 if case == "valid replay" else 3
+    assert [(name, code) for name, code, _ in steps] == [
+        ("rebuild the imported suites", 0),
+        ("verify every bundle and build the board", expected),
+    ], steps[-1][2]
+    output = steps[-1][2]
+    if case == "not a bundle":
+        assert "error[BOARD_STRICT]" in output and "not a bundle " in output
+        assert "results/mini-good/notes: no manifest.json" in output
+    elif case != "valid replay":
+        assert "error[BOARD_STRICT]" in output and "unverifiable bundle " in output
+        assert "FILE_SIZE_MISMATCH" in output and "status.json" in output  # where, from verify
+    assert (repo / "site").exists() == (case == "valid replay")
 
 
 def test_strict_fails_on_an_unverifiable_bundle_but_not_on_notes(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from bench.signing.bundle import build_bundle
 from bench.testing.keys import write_private_key
 from bench.verify import VerifyOptions, verify_bundle
 from bench.verify.records import load_run
+from bench.verify.render import one_line
 
 REPO = Path(__file__).resolve().parents[2]
 MINI = REPO / "tests" / "fixtures" / "mini"
@@ -111,6 +112,8 @@ class FormerLoader:
                 verified_note=note,
                 repo_url=repo_url,
             )
+            if not verdict.valid:  # why, for --strict's error (bench verify's own line)
+                entry = replace(entry, verify_detail=one_line(verdict))
             out.append((entry, _digest(run.config, run.status, run.attempts)))
         return out
 

@@ -247,7 +247,11 @@ def build(options: BuildOptions) -> BuildResult:
     # A reference run is a shipped baseline, not an entrant: no registry record is expected.
     entrants = [e.entrant for e in entries if e.reference is None]
     records, registry_warnings = load_registry(options.submissions, entrants)
-    problems = [*input_warnings(entries, options.verify_bundles), *registry_warnings]
+    # A replay is no row, but an unverifiable one is still a problem: --strict stands for
+    # verifying every bundle under results/ (the publish workflow verifies nothing else).
+    problems = [*input_warnings(loaded, options.verify_bundles), *registry_warnings]
+    if bundles is not None and options.verify_bundles:
+        problems += [f"not a bundle {path}: no manifest.json" for path in bundles.strays()]
     plan = suite_pages(entries, suites)
     switcher = [
         SuitePage(
@@ -280,8 +284,12 @@ def build(options: BuildOptions) -> BuildResult:
         update = {"warnings": page_warnings, "suite": page.suite, "suites": switcher}
         boards.append((page.stem, board.model_copy(update=update)))
     if options.strict and problems:
+        # Why each bundle failed, as bench verify says it: for this error only, never a page.
+        why = [f"{e.source_path}: {e.verify_detail}" for e in loaded if e.verify_detail]
         raise BoardBuildError(
-            f"--strict: {len(problems)} problem(s): " + "; ".join(problems),
+            f"--strict: {len(problems)} problem(s): "
+            + "; ".join(problems)
+            + ("".join(f"\n  {line}" for line in why)),
             path=options.out,
         )
     files: dict[str, bytes] = {}

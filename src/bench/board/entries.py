@@ -97,6 +97,9 @@ class EntryInput:
     source_path: str = ""
     verified: bool = False
     verified_note: str = "local run, not verified"
+    verify_detail: str | None = None
+    """Why verification failed, with the file, field and message (``render.one_line``): for
+    the build's --strict error only, never on a page (the message may quote the bundle)."""
     note: str | None = None
     languages: Mapping[str, tuple[float, int]] = field(default_factory=dict)
     """language -> (plain mean task value, tasks) over scorable tasks (``RunSummary.languages``)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -122,6 +122,14 @@ class BundlesLoader:
             return []
         return sorted(p.parent for p in self.root.glob("*/*/manifest.json") if p.parent.is_dir())
 
+    def strays(self) -> list[Path]:
+        """Every ``results/<entrant>/<run_id>/`` directory that holds no manifest.json: not a
+        bundle, so never on the board, and never verified either (``--strict`` refuses it)."""
+        if not self.root.is_dir():
+            return []
+        found = set(self.bundles())
+        return sorted(p for p in self.root.glob("*/*") if p.is_dir() and p not in found)
+
     jobs: int = 1
     """Processes that verify and read the bundles (``bench board build --jobs``): 1 reads them
     here, one after the other; more spreads them over a pool of that many, with the same
@@ -223,14 +231,16 @@ class BundlesLoader:
         from bench.reports.summary import summarize
         from bench.verify.failure import VerifyFailure
         from bench.verify.records import load_run
+        from bench.verify.render import one_line
         from bench.verify.verifier import verify_and_load
 
-        verified, note = False, "not verified (--no-verify)"
+        verified, note, detail = False, "not verified (--no-verify)", None
         run = None
         if self.verify:  # first: its cheap checks run before the records are read
             verdict, run = verify_and_load(bundle, self._options(bundle, cache))
             verified = verdict.valid
             note = "verified" if verified else f"verification failed: {verdict.code}"
+            detail = None if verified else one_line(verdict)
             if verdict.code == "SUITE_MISMATCH":
                 note += f" (give suite {verdict.suite}'s task set with --suite-tasks)"
         if run is None:  # not read by verify: read here, by the very reader verify uses
@@ -252,6 +262,8 @@ class BundlesLoader:
             verified_note=note,
             repo_url=repo_url,
         )
+        if detail is not None:
+            entry = replace(entry, verify_detail=detail)
         return entry, _digest(run.config, run.status, run.attempts)
 
 
