@@ -33,9 +33,9 @@ work directory's ``submissions/allowed_signers``.
 
 Then, in this process, a per-bundle breakdown on ``--sample`` bundles: ``verify_bundle``,
 ``load_run`` and ``summarize`` (the steps ``BundlesLoader`` took per bundle before this
-change), and what ``BundlesLoader`` takes now; ``--publish-only`` times instead the publish workflow's checks as they were (a ``bench
-verify`` process per bundle, ``--sample`` of them timed, then the build) against the build.
-``--profile`` adds a cProfile of one bundle's
+change), and what ``BundlesLoader`` takes now. ``--publish-only`` times instead the publish
+workflow's checks as they were (a ``bench verify`` process per bundle, ``--sample`` of them
+timed, then the build) against the build. ``--profile`` adds a cProfile of one bundle's
 ``verify_bundle`` and of a ``--no-verify`` load. Every build must put every bundle on the
 board as verified (exit 1 otherwise).
 """
