@@ -24,7 +24,7 @@ from bench.signing.bundle import build_bundle
 from bench.testing.keys import write_private_key
 from bench.verify import VerifyOptions, verify_bundle
 from bench.verify.records import load_run
-from bench.verify.render import one_line
+from bench.verify.render import render_text
 
 REPO = Path(__file__).resolve().parents[2]
 MINI = REPO / "tests" / "fixtures" / "mini"
@@ -113,7 +113,7 @@ class FormerLoader:
                 repo_url=repo_url,
             )
             if not verdict.valid:  # why, for --strict's error (bench verify's own line)
-                entry = replace(entry, verify_detail=one_line(verdict))
+                entry = replace(entry, verify_detail=render_text(verdict))
             out.append((entry, _digest(run.config, run.status, run.attempts)))
         return out
 

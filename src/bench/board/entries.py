@@ -98,7 +98,7 @@ class EntryInput:
     verified: bool = False
     verified_note: str = "local run, not verified"
     verify_detail: str | None = None
-    """Why verification failed, with the file, field and message (``render.one_line``): for
+    """Why verification failed, as ``bench verify`` prints it (``render.render_text``): for
     the build's --strict error only, never on a page (the message may quote the bundle)."""
     note: str | None = None
     languages: Mapping[str, tuple[float, int]] = field(default_factory=dict)

@@ -231,7 +231,7 @@ class BundlesLoader:
         from bench.reports.summary import summarize
         from bench.verify.failure import VerifyFailure
         from bench.verify.records import load_run
-        from bench.verify.render import one_line
+        from bench.verify.render import render_text
         from bench.verify.verifier import verify_and_load
 
         verified, note, detail = False, "not verified (--no-verify)", None
@@ -240,7 +240,7 @@ class BundlesLoader:
             verdict, run = verify_and_load(bundle, self._options(bundle, cache))
             verified = verdict.valid
             note = "verified" if verified else f"verification failed: {verdict.code}"
-            detail = None if verified else one_line(verdict)
+            detail = None if verified else render_text(verdict)
             if verdict.code == "SUITE_MISMATCH":
                 note += f" (give suite {verdict.suite}'s task set with --suite-tasks)"
         if run is None:  # not read by verify: read here, by the very reader verify uses

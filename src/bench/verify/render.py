@@ -39,19 +39,6 @@ def _plain(text: str) -> str:
     return kept[:_MAX] + ("…" if len(kept) > _MAX else "")
 
 
-def one_line(verdict: BundleVerdict) -> str:
-    """Why a verdict failed, on one bounded line of printable text: the code, where, and the
-    message (contributor text: for a log, never for a page)."""
-    where = " ".join(
-        part for part in (verdict.path, f"field {verdict.field}" if verdict.field else None) if part
-    )
-    return _plain(
-        f"{verdict.code} {where}: {verdict.message}"
-        if where
-        else f"{verdict.code}: {verdict.message}"
-    )
-
-
 def md_code(text: str | None) -> str:
     """Contributor text as an inline code span that no Markdown can escape from."""
     if not text:
@@ -212,7 +199,6 @@ def render(verdict: BundleVerdict | LiveVerdict, fmt: str) -> str:
 
 __all__ = [
     "as_dict",
-    "one_line",
     "live_dict",
     "live_text",
     "md_code",
