@@ -63,9 +63,10 @@ def test_an_invalid_schema_is_worded_by_jsonschema(schema: dict[str, Any]) -> No
     assert problem == reference(schema)
 
 
-def test_unknown_or_formatted_keywords_go_to_jsonschema() -> None:
+def test_unknown_keywords_and_bad_patterns_go_to_jsonschema() -> None:
     # a "pattern" must be a regex (a format the meta-schema checks); "optional" is unknown
-    assert not schemacheck._plainly_valid({"type": "string", "pattern": "^a"})
+    assert schemacheck._plainly_valid({"type": "string", "pattern": "^a"})
+    assert not schemacheck._plainly_valid({"type": "string", "pattern": "("})
     assert not schemacheck._plainly_valid({"type": "string", "optional": True})
     assert schema_problem({"type": "string", "pattern": "("}) == reference({"pattern": "("})
     assert schema_problem({"type": "string", "optional": True}) is None
@@ -93,6 +94,8 @@ def schemas(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         inner,
         st.dictionaries(st.text(max_size=3), inner, max_size=3),
         st.lists(st.sampled_from(["a", "b", "c"]), max_size=3),
+        st.lists(type_names, max_size=3),  # "type" as a list, duplicates and all
+        st.sampled_from(["(", "^a", "[", "a{2}", "*"]),  # patterns, some not regexes
         st.lists(inner, max_size=2),
     )
     return st.dictionaries(keys, values, max_size=4)
@@ -108,3 +111,115 @@ def test_the_verdict_and_message_are_the_meta_schemas(schema: Any) -> None:
     if schemacheck._plainly_valid(schema):
         assert expected is None
     assert schema_problem(schema) == expected
+
+
+# --- conforms: an instance under a plain schema, without jsonschema -------------------------
+
+
+def json_trees(numbers: list[Any]) -> st.SearchStrategy[Any]:
+    return st.recursive(
+        st.none()
+        | st.booleans()
+        | st.sampled_from(numbers)
+        | st.integers(-3, 3)
+        | st.sampled_from(["", "a", "ab", "abc", "é", "1", "true"]),
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
+
+
+schema_numbers = [0, 1, -1, 2, 0.0, 1.0, 1.5, -0.5, 2.0, 10**20, 1e300]
+json_values = json_trees([*schema_numbers, float("nan")])  # a document may hold NaN
+schema_values = json_trees(schema_numbers)  # a schema's key is strict JSON
+names = st.sampled_from(["a", "b", "c"])
+
+
+def plain_schemas(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Schemas ``_plainly_valid`` accepts, every keyword it knows."""
+    keyword = st.one_of(
+        st.tuples(st.just("type"), st.sampled_from(sorted(schemacheck._SIMPLE_TYPES))),
+        st.tuples(
+            st.just("type"),
+            st.lists(st.sampled_from(sorted(schemacheck._SIMPLE_TYPES)), min_size=1, unique=True),
+        ),
+        st.tuples(st.just("pattern"), st.sampled_from(["^a", "b$", "^[0-9]{2}$", "", "é|1"])),
+        st.tuples(st.just("properties"), st.dictionaries(names, inner, max_size=3)),
+        st.tuples(st.sampled_from(["items", "additionalProperties", "not"]), inner),
+        st.tuples(st.just("required"), st.lists(names, unique=True, max_size=3)),
+        st.tuples(st.just("enum"), st.lists(schema_values, max_size=3)),
+        st.tuples(st.just("const"), schema_values),
+        st.tuples(st.sampled_from(["minimum", "maximum"]), st.sampled_from([0, 1, 1.5, -1])),
+        st.tuples(
+            st.sampled_from(["minItems", "maxItems", "minLength", "maxLength"]),
+            st.integers(0, 3),
+        ),
+        st.tuples(st.sampled_from(["description", "title", "format", "$comment"]), st.text()),
+        st.tuples(st.sampled_from(["default", "examples", "x-a"]), st.just(["a"])),
+    )
+    return st.lists(keyword, max_size=4).map(dict)
+
+
+plain_trees = st.recursive(st.booleans() | plain_schemas(st.booleans()), plain_schemas)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(plain_trees, json_values)
+def test_conforms_says_exactly_what_jsonschema_says_of_a_plain_schema(
+    schema: Any, instance: Any
+) -> None:
+    assert schemacheck._plainly_valid(schema)
+    valid = not any(Draft202012Validator(schema).iter_errors(instance))
+    assert schemacheck.conforms(schema_key(schema), instance) is valid
+
+
+@settings(max_examples=300, deadline=None)
+@given(schema_trees, json_values)
+def test_conforms_never_passes_what_jsonschema_refuses(schema: Any, instance: Any) -> None:
+    if schemacheck.conforms(schema_key(schema), instance):
+        assert schemacheck._plainly_valid(json.loads(schema_key(schema)))
+        assert not any(Draft202012Validator(schema).iter_errors(instance))
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance", "valid"),
+    [
+        ({"type": "integer"}, 2.0, True),  # Draft 6 on
+        ({"type": "integer"}, True, False),
+        ({"type": "number"}, False, False),
+        ({"enum": [1]}, True, False),
+        ({"enum": [[1]]}, [1.0], True),
+        ({"const": {"a": 1}}, {"a": True}, False),
+        ({"minimum": 0}, float("nan"), True),  # jsonschema: NaN is not below anything
+        ({"format": "date"}, "not a date", True),  # format is an annotation
+        ({"additionalProperties": False, "properties": {"a": True}}, {"a": 1, "b": 2}, False),
+        ({"not": {"type": "string"}}, "a", False),
+    ],
+)
+def test_conforms_on_the_corners(schema: dict[str, Any], instance: Any, valid: bool) -> None:
+    assert (not any(Draft202012Validator(schema).iter_errors(instance))) is valid
+    assert schemacheck.conforms(schema, instance) is valid
+
+
+def test_a_valid_run_path_never_imports_jsonschema() -> None:
+    """A tool call and an extracted document that meet plain schemas are checked without
+    jsonschema; a wrong one still gets jsonschema's words (issue 19: 5 MiB, 45 ms)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from bench.core.schemacheck import conforms, schema_problem\n"
+        "from bench.scorers.document import schema_errors\n"
+        "s = {'type': 'object', 'properties': {'n': {'type': 'integer'}}, 'required': ['n']}\n"
+        "assert schema_problem(s) is None and conforms(s, {'n': 3})\n"
+        "assert schema_errors(s, {'n': 3}) == []\n"
+        "assert 'jsonschema' not in sys.modules, 'imported'\n"
+        "errors = schema_errors(s, {'n': 'x'})\n"
+        "assert [e.message for e in errors] == [\"'x' is not of type 'integer'\"], errors\n"
+        "assert 'jsonschema' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -68,16 +68,17 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema.exceptions import SchemaError, ValidationError
-
-from bench.core.schemacheck import schema_problem, validator
+from bench.core.schemacheck import conforms, schema_problem, validator
 from bench.core.score import Verdict
 from bench.tasks.expectations import Expectation, Fields, Json, Schema
 
 from .base import ScoringContext, excerpt, failed, names, passed, register, truncate, undecided
 from .values import MAX_DEPTH, depth_of, difference, kind_of, not_json
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 # The opening line of a fence: possessive, so a long run of blanks is read once.
 _OPENING = re.compile(r"```[ \t]*+(?:json[ \t]*+)?\r?\n", re.IGNORECASE)
@@ -188,13 +189,24 @@ def _where(error: ValidationError) -> tuple[tuple[tuple[int, int, str], ...], st
     return path, error.message, str(error.validator)
 
 
+class NotASchema(ValueError):
+    """The task's schema is not a valid Draft 2020-12 schema; ``message`` says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 def schema_errors(schema: dict[str, Any], document: Any) -> list[ValidationError]:
     """Every error of ``document`` against ``schema``, in a fixed order. Raises
-    ``SchemaError`` for a schema that is not one, and whatever ``jsonschema`` raises for one
-    that cannot be applied."""
+    ``NotASchema`` for a schema that is not one, and whatever ``jsonschema`` raises for one
+    that cannot be applied. jsonschema is imported only when a plain schema's check
+    (``conforms``) cannot say there is no error."""
     problem = schema_problem(schema)
     if problem is not None:
-        raise SchemaError(problem)
+        raise NotASchema(problem)
+    if conforms(schema, document):
+        return []
     return sorted(validator(schema).iter_errors(document), key=_where)
 
 
@@ -206,7 +218,7 @@ def score_schema(expectation: Schema, context: ScoringContext) -> Verdict:
         return _not_json(expectation, answer, reading)
     try:
         errors = schema_errors(expectation.json_schema, reading.value)
-    except SchemaError as exc:
+    except NotASchema as exc:
         return undecided(
             expectation, f"the task's schema is not a valid JSON Schema: {truncate(exc.message)}"
         )

@@ -37,13 +37,11 @@ import copy
 import functools
 import json
 from collections.abc import Mapping
-from typing import Any
-
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from bench.core.canonical import canonical_json
 from bench.core.errors import HarnessFault
-from bench.core.schemacheck import schema_key, schema_problem, validator
+from bench.core.schemacheck import conforms, schema_key, schema_problem, validator
 from bench.core.trace import ToolDef
 from bench.corpus import Corpus
 from bench.tasks.model import BuiltinTool, Task
@@ -52,6 +50,9 @@ from .builtins import builtin_def, builtin_parameters, search_docs
 from .result import ToolResult
 from .spec import DataTool, ToolDataError
 from .values import to_json
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 
 def _describe(error: ValidationError) -> str:
@@ -65,8 +66,10 @@ def _describe(error: ValidationError) -> str:
 def _problems(schema: str, arguments: str) -> tuple[str, ...]:
     """What is wrong with ``arguments`` under ``schema`` (both canonical JSON), sorted. A pure
     function of the two, so cached: repeats and similar tasks send the same arguments."""
-    errors = validator(schema).iter_errors(json.loads(arguments))
-    return tuple(sorted({_describe(e) for e in errors}))
+    instance = json.loads(arguments)
+    if conforms(schema, instance):  # the usual case, without importing jsonschema
+        return ()
+    return tuple(sorted({_describe(e) for e in validator(schema).iter_errors(instance)}))
 
 
 class World:
