@@ -5,6 +5,7 @@ is bounded; a run without a judge does not import the judge's client."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import subprocess
 import sys
@@ -193,3 +194,41 @@ def test_a_run_without_a_judge_does_not_import_the_judge_client(mini: Path) -> N
 def test_the_markdown_in_pieces_is_the_joined_text_trimmed(parts: list[list[str]]) -> None:
     lines = [line for part in parts for line in part]
     assert "".join(_trimmed(iter(parts))) == "\n".join(lines).rstrip("\n") + "\n"
+
+
+def test_equal_parts_of_slim_records_are_kept_once() -> None:
+    from bench.core.score import Verdict
+    from bench.core.trace import Usage
+    from bench.records.run import SharedParts
+
+    shared = SharedParts()
+    one = Verdict(type="contains", decided=True, passed=True, credit=1.0, sentence="says refund")
+    same = Verdict(type="contains", decided=True, passed=True, credit=1.0, sentence="says refund")
+    other = Verdict(type="contains", decided=True, passed=False, credit=0.0, sentence="no refund")
+    zero = Verdict(type="contains", decided=True, credit=-0.0, sentence="no refund")
+    assert shared.part(one) is one and shared.part(same) is one
+    assert shared.part(other) is other
+    assert shared.part(zero) is zero  # 0.0 and -0.0 are not merged: floats by their bits
+    usage = Usage(prompt_tokens=3, completion_tokens=4)
+    assert shared.part(Usage(prompt_tokens=3, completion_tokens=4)) is not usage
+    assert shared.part(usage) is not usage  # the first equal one seen is the one kept
+    assert shared.part(Usage(prompt_tokens=3, completion_tokens=5)) != usage
+
+
+def test_keep_records_shares_equal_verdicts_between_repeats(mini: Path) -> None:
+    kept = KeepRecords(NullProgress())
+    run, _ = start_run(request(mini, repeats=3), kept)
+    by_task: dict[str, list[Any]] = {}
+    for record in kept.records:
+        by_task.setdefault(record.task_id, []).append(record)
+    shared = 0
+    for records in by_task.values():
+        for first, later in itertools.combinations(records, 2):
+            for a, b in zip(first.verdicts, later.verdicts, strict=False):
+                if a == b:
+                    assert a is b
+                    shared += 1
+    assert shared > 0
+    # and each record still equals its file, without the transcript
+    files = {r.key: r for r in run.attempts()}
+    assert all(r == without_transcript(files[r.key]) for r in kept.records)

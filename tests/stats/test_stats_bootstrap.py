@@ -13,7 +13,9 @@ FAMILIES = ["b", "a", "b", "c", "a", "b", "b", "c", "a"]
 def test_rows_of_each_family_sum_to_its_size() -> None:
     W = resample_matrix(FAMILIES, B=500, seed=7)
     assert W.shape == (500, len(FAMILIES))
-    assert np.issubdtype(W.dtype, np.integer)
+    # whole numbers held as float64 (every use multiplies them by floats)
+    assert W.dtype == np.float64
+    assert np.array_equal(np.rint(W), W)
     assert W.min() >= 0
     labels = np.array(FAMILIES)
     for family in set(FAMILIES):
@@ -84,3 +86,34 @@ def test_validation() -> None:
         headline_bootstrap(np.zeros((1, 3)), ["a"] * 4, 10, 0)
     with pytest.raises(ValueError):
         headline_bootstrap(np.array([[0.5, np.nan]]), ["a"] * 2, 10, 0)
+
+
+def test_float_counts_give_the_bits_integer_counts_gave() -> None:
+    # resample_matrix held int64 counts until 2026-12-06; the headline's interval is the same
+    # to the last bit with the float64 ones (the product with the weights casts them anyway).
+    import operator
+
+    from bench.stats import headline, stratified_headline
+    from bench.stats.bootstrap import family_columns
+
+    def integer_counts(families: list[str], B: int, seed: int) -> np.ndarray:
+        rng = np.random.default_rng(operator.index(seed))
+        W = np.zeros((B, len(families)), dtype=np.int64)
+        for cols in family_columns(families).values():
+            W[:, cols] = rng.multinomial(cols.size, np.full(cols.size, 1.0 / cols.size), size=B)
+        return W
+
+    rng = np.random.default_rng(11)
+    for trial in range(20):
+        T = int(rng.integers(3, 200))
+        families = [str(f) for f in rng.choice(list("abcd"), size=T)]
+        values = [float(v) for v in rng.choice([0.0, 0.5, 1.0, 0.25], size=T)]
+        now = stratified_headline(values, families, B=300, seed=trial)
+        saved = headline.resample_matrix
+        try:
+            headline.resample_matrix = integer_counts  # type: ignore[assignment]
+            before = stratified_headline(values, families, B=300, seed=trial)
+        finally:
+            headline.resample_matrix = saved
+        assert now.score.interval == before.score.interval
+        assert now.bootstrap_se.hex() == before.bootstrap_se.hex()

@@ -64,6 +64,6 @@ def test_weighted_quantile_matches_numpy_inverted_cdf() -> None:
     W = resample_matrix(["a"] * 10 + ["b"] * 10, 50, seed=7)
     got = weighted_quantile_rows(values.tolist(), groups.tolist(), W)
     for b in range(W.shape[0]):
-        expanded = np.repeat(values, W[b, groups])
+        expanded = np.repeat(values, W[b, groups].astype(np.int64))
         want = np.percentile(expanded, 95, method="inverted_cdf")
         assert got[b] == want

@@ -88,7 +88,7 @@ HEADLINE_METHOD = "stratified bootstrap-t (studentised)"
 
 def _headline(
     X: Floats,
-    W: npt.NDArray[np.int64],
+    W: npt.NDArray[np.float64],
     fams: Sequence[str],
     w: Floats,
     M: Floats,

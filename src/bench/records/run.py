@@ -10,9 +10,9 @@ runs/<run_id>/
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from bench.core.budget import Budget
 from bench.core.canonical import fingerprint
@@ -231,21 +231,53 @@ def attempt_filename(task_id: str, repeat: int) -> str:
     return f"{task_id}--r{repeat}.json"
 
 
-def without_transcript(record: AttemptRecord) -> AttemptRecord:
+M = TypeVar("M", bound=BaseModel)
+
+
+class SharedParts:
+    """Equal parts of slim records kept once (``without_transcript(record, shared)``): a
+    verdict, a usage. Repeats of a task mostly earn the same verdicts, word for word, and a
+    record held for a run's summary was mostly such small models (docs/PERFORMANCE.md, issue
+    19). Two parts are equal when they are of one model and every field is equal, floats by
+    their exact bits (``float.hex``: 0.0 and -0.0 stay apart). The records a run's summary
+    reads are never changed, so sharing a part between them is safe; do not share parts of
+    records that will be changed."""
+
+    def __init__(self) -> None:
+        self._seen: dict[object, Any] = {}
+
+    def part(self, model: M) -> M:
+        fields = tuple(
+            (name, value.hex() if type(value) is float else value)
+            for name, value in model.__dict__.items()
+        )
+        try:
+            found: M = self._seen.setdefault((type(model), fields), model)
+        except TypeError:  # a field holds an unhashable value: keep the model as it is
+            return model
+        return found
+
+
+def without_transcript(record: AttemptRecord, shared: SharedParts | None = None) -> AttemptRecord:
     """The record as a run's summary reads it, a small fraction of its memory: everything but
     the transcript. The trace keeps its accounting (usage, latency, queue time, cost) and one
     exchange per model call with its index, hash, latency, usage, cost and nothing of the
     request or the response but the endpoint's ``warnings`` (the summary counts calls and
     warnings); its messages, tool calls, retrieved ids and answers are dropped. What prints a
     transcript reads the attempt's file again (``bench run``'s report does, for failed tasks).
-    Shallow copies: the record itself is not changed."""
+    Shallow copies: the record itself is not changed. With ``shared``, its verdicts and usages
+    are the equal ones an earlier record already holds, when there are some."""
+    keep = shared.part if shared is not None else _same
     trace = record.trace
     exchanges = []
     for exchange in trace.exchanges:
         raw = exchange.response.get("raw")
         said = raw.get("warnings") if isinstance(raw, dict) else None
         response = {"raw": {"warnings": said}} if said is not None else {}
-        exchanges.append(exchange.model_copy(update={"request": {}, "response": response}))
+        usage = exchange.usage if exchange.usage is None else keep(exchange.usage)
+        exchanges.append(
+            exchange.model_copy(update={"request": {}, "response": response, "usage": usage})
+        )
     slim = trace.model_copy(
         update={
             "messages": [],
@@ -253,9 +285,15 @@ def without_transcript(record: AttemptRecord) -> AttemptRecord:
             "retrieved": [],
             "answers": [],
             "exchanges": exchanges,
+            "usage": keep(trace.usage),
         }
     )
-    return record.model_copy(update={"trace": slim})
+    verdicts = [keep(verdict) for verdict in record.verdicts]
+    return record.model_copy(update={"trace": slim, "verdicts": verdicts})
+
+
+def _same(model: M) -> M:
+    return model
 
 
 __all__ = [
@@ -269,5 +307,6 @@ __all__ = [
     "TaskSetRef",
     "TaskSubset",
     "attempt_filename",
+    "SharedParts",
     "without_transcript",
 ]

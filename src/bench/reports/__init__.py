@@ -1,12 +1,57 @@
 """Reports: a run's summary and its renderings (terminal, Markdown, JUnit, JSON), the paired
-comparison of two runs, and the SQLite run history with its leaderboard and export."""
+comparison of two runs, and the SQLite run history with its leaderboard and export.
 
-from .compare import Comparison, compare_runs
-from .jsonreport import RunReport, build_report, render_json
-from .junit import render_junit
-from .markdown import render_markdown
-from .summary import Failure, RunSummary, fold_task, summarize
-from .terminal import render_attempt, render_compare, render_show, render_summary, render_task
+The names below are imported from their modules when first used (PEP 562): ``bench run``
+needs the summary and the terminal text, not the comparison (numpy's paired tests) or JUnit's
+XML, and importing a package runs its ``__init__`` before any submodule."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .compare import Comparison, compare_runs
+    from .jsonreport import RunReport, build_report, render_json
+    from .junit import render_junit
+    from .markdown import render_markdown
+    from .summary import Failure, RunSummary, fold_task, summarize
+    from .terminal import (
+        render_attempt,
+        render_compare,
+        render_show,
+        render_summary,
+        render_task,
+    )
+
+_WHERE = {
+    "Comparison": "compare",
+    "compare_runs": "compare",
+    "RunReport": "jsonreport",
+    "build_report": "jsonreport",
+    "render_json": "jsonreport",
+    "render_junit": "junit",
+    "render_markdown": "markdown",
+    "Failure": "summary",
+    "RunSummary": "summary",
+    "fold_task": "summary",
+    "summarize": "summary",
+    "render_attempt": "terminal",
+    "render_compare": "terminal",
+    "render_show": "terminal",
+    "render_summary": "terminal",
+    "render_task": "terminal",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Comparison",

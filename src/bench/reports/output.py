@@ -15,11 +15,8 @@ from typing import Literal
 from bench.core.atomic import write_atomic
 from bench.records.run import AttemptRecord
 
-from .jsonreport import render_json
-from .junit import render_junit
-from .markdown import markdown_pieces, render_markdown
+from .markdown import markdown_pieces
 from .summary import RunSummary
-from .terminal import render_show
 
 ReportFormat = Literal["terminal", "markdown", "junit", "json"]
 FORMATS: tuple[ReportFormat, ...] = ("terminal", "markdown", "junit", "json")
@@ -29,16 +26,30 @@ EXTENSIONS: dict[ReportFormat, str] = {
     "junit": "xml",
     "json": "json",
 }
-_RENDERERS: dict[ReportFormat, Callable[[RunSummary], str]] = {
-    "terminal": render_show,
-    "markdown": render_markdown,
-    "junit": render_junit,
-    "json": render_json,
-}
+
+
+def _renderer(fmt: ReportFormat) -> Callable[[RunSummary], str]:
+    """The format's renderer, its module imported only when asked for (``bench run`` writes
+    Markdown: JUnit's XML and the JSON report's models stay unimported)."""
+    if fmt == "terminal":
+        from .terminal import render_show
+
+        return render_show
+    if fmt == "markdown":
+        from .markdown import render_markdown
+
+        return render_markdown
+    if fmt == "junit":
+        from .junit import render_junit
+
+        return render_junit
+    from .jsonreport import render_json
+
+    return render_json
 
 
 def render_report(summary: RunSummary, fmt: ReportFormat) -> str:
-    return _RENDERERS[fmt](summary)
+    return _renderer(fmt)(summary)
 
 
 def report_path(out: Path, run_id: str, fmt: ReportFormat) -> Path:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bench.core.clock import iso_z
 from bench.records.run import AttemptRecord
 
-from .compare import Comparison
+if TYPE_CHECKING:
+    from .compare import Comparison
 from .order import shown
 from .summary import RunSummary, scope_lines
 from .tracetext import attempt_lines

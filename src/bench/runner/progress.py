@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Protocol, TextIO
 
-from bench.records.run import AttemptRecord, RunStatus, without_transcript
+from bench.records.run import AttemptRecord, RunStatus, SharedParts, without_transcript
 
 
 class ProgressSink(Protocol):
@@ -78,19 +78,21 @@ class KeepRecords:
     written, without its transcript (``without_transcript``): ``bench run`` builds its summary
     from them instead of reading every attempt file back (``summarize(run, records=...)``), and
     reads back only the files of the tasks whose transcripts its report prints. A whole record
-    held for every attempt was most of a long run's memory (docs/PERFORMANCE.md, issue 19).
-    Only the attempts of this session: a resumed run's earlier ones are on disk only."""
+    held for every attempt was most of a long run's memory (docs/PERFORMANCE.md, issue 19);
+    equal verdicts and usages are kept once (``SharedParts``). Only the attempts of this
+    session: a resumed run's earlier ones are on disk only."""
 
     def __init__(self, sink: ProgressSink) -> None:
         self.sink = sink
         self.records: list[AttemptRecord] = []
+        self._shared = SharedParts()
 
     def started(self, run_id: str, total: int, done: int) -> None:
         self.sink.started(run_id, total, done)
 
     def attempt(self, record: AttemptRecord, done: int, total: int) -> None:
         self.sink.attempt(record, done, total)
-        self.records.append(without_transcript(record))
+        self.records.append(without_transcript(record, self._shared))
 
     def skipped(self, task_id: str, repeat: int, reason: str) -> None:
         self.sink.skipped(task_id, repeat, reason)

@@ -38,16 +38,18 @@ def _check_b(B: int) -> int:
     return B
 
 
-def resample_matrix(families: Sequence[str], B: int, seed: int) -> npt.NDArray[np.int64]:
+def resample_matrix(families: Sequence[str], B: int, seed: int) -> npt.NDArray[np.float64]:
     """B x T resample counts; within each family each row is ``multinomial(n_f, 1/n_f)``.
 
     Families are drawn in sorted name order from ``numpy.random.default_rng(seed)``, so the
-    matrix depends only on the family labels, ``B`` and ``seed``.
+    matrix depends only on the family labels, ``B`` and ``seed``. The counts are held as
+    float64 (whole numbers, exact): every use multiplies them by floats, which cast an integer
+    matrix to this one first, so holding it once saves a B x T copy with the same bits.
     """
     B = _check_b(B)
     columns = family_columns(families)
     rng = np.random.default_rng(operator.index(seed))
-    W = np.zeros((B, len(families)), dtype=np.int64)
+    W = np.zeros((B, len(families)), dtype=np.float64)
     for cols in columns.values():
         n_f = cols.size
         W[:, cols] = rng.multinomial(n_f, np.full(n_f, 1.0 / n_f), size=B)
