@@ -229,6 +229,11 @@ def test_keep_records_shares_equal_verdicts_between_repeats(mini: Path) -> None:
                     assert a is b
                     shared += 1
     assert shared > 0
+    # the identifying strings and the sets of set field names are shared too
+    first, later = by_task[next(iter(by_task))][:2]
+    assert first.task_id is later.task_id and first.task_fingerprint is later.task_fingerprint
+    assert first.model_fields_set is later.model_fields_set
+    assert first.trace.model_fields_set is later.trace.model_fields_set
     # and each record still equals its file, without the transcript
     files = {r.key: r for r in run.attempts()}
     assert all(r == without_transcript(files[r.key]) for r in kept.records)

@@ -88,32 +88,19 @@ def test_validation() -> None:
         headline_bootstrap(np.array([[0.5, np.nan]]), ["a"] * 2, 10, 0)
 
 
-def test_float_counts_give_the_bits_integer_counts_gave() -> None:
-    # resample_matrix held int64 counts until 2026-12-06; the headline's interval is the same
-    # to the last bit with the float64 ones (the product with the weights casts them anyway).
-    import operator
+def test_each_row_counts_the_picks_plain_python_draws() -> None:
+    # W is numpy's generator; bench.stats.draws replays it without numpy: the two must give the
+    # same counts, family by family in sorted order, row by row (what the run summary relies on).
+    from collections import Counter
 
-    from bench.stats import headline, stratified_headline
-    from bench.stats.bootstrap import family_columns
+    from bench.stats.draws import Draws
 
-    def integer_counts(families: list[str], B: int, seed: int) -> np.ndarray:
-        rng = np.random.default_rng(operator.index(seed))
-        W = np.zeros((B, len(families)), dtype=np.int64)
-        for cols in family_columns(families).values():
-            W[:, cols] = rng.multinomial(cols.size, np.full(cols.size, 1.0 / cols.size), size=B)
-        return W
-
-    rng = np.random.default_rng(11)
-    for trial in range(20):
-        T = int(rng.integers(3, 200))
-        families = [str(f) for f in rng.choice(list("abcd"), size=T)]
-        values = [float(v) for v in rng.choice([0.0, 0.5, 1.0, 0.25], size=T)]
-        now = stratified_headline(values, families, B=300, seed=trial)
-        saved = headline.resample_matrix
-        try:
-            headline.resample_matrix = integer_counts  # type: ignore[assignment]
-            before = stratified_headline(values, families, B=300, seed=trial)
-        finally:
-            headline.resample_matrix = saved
-        assert now.score.interval == before.score.interval
-        assert now.bootstrap_se.hex() == before.bootstrap_se.hex()
+    families = ["b", "a", "b", "c", "a", "b", "b", "c", "a", "d"]
+    for seed in (0, 7, 20261202):
+        W = resample_matrix(families, B=300, seed=seed)
+        draws = Draws(seed)
+        for family in sorted(set(families)):
+            cols = [t for t, f in enumerate(families) if f == family]
+            for b in range(300):
+                picks = Counter(draws.integers(len(cols), len(cols)))
+                assert [W[b, t] for t in cols] == [picks[j] for j in range(len(cols))]

@@ -9,6 +9,7 @@ runs/<run_id>/
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -235,13 +236,19 @@ M = TypeVar("M", bound=BaseModel)
 
 
 class SharedParts:
-    """Equal parts of slim records kept once (``without_transcript(record, shared)``): a
-    verdict, a usage. Repeats of a task mostly earn the same verdicts, word for word, and a
-    record held for a run's summary was mostly such small models (docs/PERFORMANCE.md, issue
-    19). Two parts are equal when they are of one model and every field is equal, floats by
-    their exact bits (``float.hex``: 0.0 and -0.0 stay apart). The records a run's summary
-    reads are never changed, so sharing a part between them is safe; do not share parts of
-    records that will be changed."""
+    """Equal parts of slim records kept once (``without_transcript(record, shared)``). Repeats
+    of a task mostly earn the same verdicts, word for word, and a record held for a run's
+    summary was mostly such small objects (docs/PERFORMANCE.md, issue 19):
+
+    * a verdict or a usage equal to one seen before is that one (equal: of one model, every
+      field equal, floats by their exact bits, ``float.hex``, so 0.0 and -0.0 stay apart);
+    * an identifying string (task id, run id, fingerprints, family, split, language, outcome,
+      an exchange's request hash) equal to one seen before is that one;
+    * each model's set of explicitly set field names (pydantic's ``model_fields_set``, a set of
+      about 2 KB for a record) is one set per distinct content.
+
+    The records a run's summary reads are never changed, so sharing parts between them is
+    safe; do not share parts of records that will be changed."""
 
     def __init__(self) -> None:
         self._seen: dict[object, Any] = {}
@@ -257,6 +264,21 @@ class SharedParts:
             return model
         return found
 
+    def text(self, value: str) -> str:
+        found: str = self._seen.setdefault(("text", value), value)
+        return found
+
+    def names(self, model: M) -> M:
+        """``model`` holding the shared set of its explicitly set field names (same content)."""
+        own = model.__pydantic_fields_set__
+        shared: set[str] = self._seen.setdefault(("names", frozenset(own)), own)
+        object.__setattr__(model, "__pydantic_fields_set__", shared)
+        return model
+
+
+_TEXTS = ("run_id", "config_fingerprint", "task_id", "task_fingerprint", "family", "split")
+_MORE_TEXTS = ("language", "outcome")
+
 
 def without_transcript(record: AttemptRecord, shared: SharedParts | None = None) -> AttemptRecord:
     """The record as a run's summary reads it, a small fraction of its memory: everything but
@@ -265,9 +287,19 @@ def without_transcript(record: AttemptRecord, shared: SharedParts | None = None)
     request or the response but the endpoint's ``warnings`` (the summary counts calls and
     warnings); its messages, tool calls, retrieved ids and answers are dropped. What prints a
     transcript reads the attempt's file again (``bench run``'s report does, for failed tasks).
-    Shallow copies: the record itself is not changed. With ``shared``, its verdicts and usages
-    are the equal ones an earlier record already holds, when there are some."""
-    keep = shared.part if shared is not None else _same
+    Shallow copies: the record itself is not changed. With ``shared``, equal parts of the
+    records it has seen are kept once (``SharedParts``)."""
+    if shared is None:
+        return _slim(record, _same, _same_text, _same)
+    return _slim(record, shared.part, shared.text, shared.names)
+
+
+def _slim(
+    record: AttemptRecord,
+    keep: Callable[[Any], Any],
+    text: Callable[[str], str],
+    names: Callable[[Any], Any],
+) -> AttemptRecord:
     trace = record.trace
     exchanges = []
     for exchange in trace.exchanges:
@@ -275,9 +307,13 @@ def without_transcript(record: AttemptRecord, shared: SharedParts | None = None)
         said = raw.get("warnings") if isinstance(raw, dict) else None
         response = {"raw": {"warnings": said}} if said is not None else {}
         usage = exchange.usage if exchange.usage is None else keep(exchange.usage)
-        exchanges.append(
-            exchange.model_copy(update={"request": {}, "response": response, "usage": usage})
-        )
+        parts = {
+            "request": {},
+            "response": response,
+            "usage": usage,
+            "request_hash": text(exchange.request_hash),
+        }
+        exchanges.append(names(exchange.model_copy(update=parts)))
     slim = trace.model_copy(
         update={
             "messages": [],
@@ -288,12 +324,22 @@ def without_transcript(record: AttemptRecord, shared: SharedParts | None = None)
             "usage": keep(trace.usage),
         }
     )
-    verdicts = [keep(verdict) for verdict in record.verdicts]
-    return record.model_copy(update={"trace": slim, "verdicts": verdicts})
+    update: dict[str, Any] = {"trace": names(slim)}
+    update["verdicts"] = [keep(verdict) for verdict in record.verdicts]
+    for name in (*_TEXTS, *_MORE_TEXTS):
+        value = getattr(record, name)
+        if type(value) is str:
+            update[name] = text(value)
+    slimmed: AttemptRecord = names(record.model_copy(update=update))
+    return slimmed
 
 
 def _same(model: M) -> M:
     return model
+
+
+def _same_text(value: str) -> str:
+    return value
 
 
 __all__ = [

@@ -155,11 +155,16 @@ def axis_values(by_task: dict[str, list[AttemptRecord]]) -> dict[str, list[float
 
 
 def p95(values: list[float]) -> float | None:
+    """The 95th percentile by the inverted CDF (the smallest value with at least 95 % of the
+    values at or below it), computed as numpy's ``percentile(..., method="inverted_cdf")``
+    computes it, float arithmetic included, without numpy."""
     if not values:
         return None
-    import numpy as np
-
-    return float(np.percentile(np.asarray(values), 95, method="inverted_cdf"))
+    ordered = sorted(values)
+    index = len(ordered) * 0.95 - 1
+    below = math.floor(index)
+    position = below if index - below == 0 else below + 1
+    return float(ordered[max(0, position)])
 
 
 def summarize(

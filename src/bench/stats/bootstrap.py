@@ -1,7 +1,8 @@
 """One engine for every interval: a shared, seeded, family-stratified resample matrix.
 
-Draw ``W`` (B x T resample counts) once; for each family ``f`` every row of its columns is
-``multinomial(n_f, 1/n_f)``, so each resample keeps every family's size. Weighting task ``t`` by
+Draw ``W`` (B x T resample counts) once; for each family ``f`` every row of its columns counts
+``n_f`` uniform picks of its tasks (``multinomial(n_f, 1/n_f)``), so each resample keeps every
+family's size. Weighting task ``t`` by
 ``1/(F * n_f(t))`` makes ``(W * w) @ X.T`` (B x E) the bootstrap distribution of every entrant's
 stratified headline at once, and ``M[:, i] - M[:, j]`` the paired bootstrap of a difference.
 
@@ -41,10 +42,14 @@ def _check_b(B: int) -> int:
 def resample_matrix(families: Sequence[str], B: int, seed: int) -> npt.NDArray[np.float64]:
     """B x T resample counts; within each family each row is ``multinomial(n_f, 1/n_f)``.
 
-    Families are drawn in sorted name order from ``numpy.random.default_rng(seed)``, so the
-    matrix depends only on the family labels, ``B`` and ``seed``. The counts are held as
-    float64 (whole numbers, exact): every use multiplies them by floats, which cast an integer
-    matrix to this one first, so holding it once saves a B x T copy with the same bits.
+    A row of family ``f`` counts ``n_f`` tasks picked uniformly with replacement: one call
+    ``rng.integers(0, n_f, size=(B, n_f))`` per family, families in sorted name order, from
+    ``numpy.random.default_rng(seed)``, so the matrix depends only on the family labels, ``B``
+    and ``seed``. (Until 2026-12-06 each row was one ``rng.multinomial`` call: the same
+    distribution, other draws. Picks can be replayed without numpy, ``draws.Draws``, so a
+    run's summary needs no numpy; docs/DECISIONS.md 46.) The counts are held as float64
+    (whole numbers, exact): every use multiplies them by floats, which would cast an integer
+    matrix to this one first.
     """
     B = _check_b(B)
     columns = family_columns(families)
@@ -52,7 +57,9 @@ def resample_matrix(families: Sequence[str], B: int, seed: int) -> npt.NDArray[n
     W = np.zeros((B, len(families)), dtype=np.float64)
     for cols in columns.values():
         n_f = cols.size
-        W[:, cols] = rng.multinomial(n_f, np.full(n_f, 1.0 / n_f), size=B)
+        picks = rng.integers(0, n_f, size=(B, n_f))
+        picks += (np.arange(B) * n_f)[:, np.newaxis]
+        W[:, cols] = np.bincount(picks.ravel(), minlength=B * n_f).reshape(B, n_f)
     return W
 
 

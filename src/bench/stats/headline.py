@@ -34,16 +34,17 @@ import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from bench.core.rng import DEFAULT_SEED
 from bench.core.score import Interval, Score
 
-from .bootstrap import family_columns, resample_matrix, task_weights
 from .intervals import wilson
-from .studentized import studentized_bounds
+from .plainboot import PLAIN_DRAWS, plain_columns, plain_studentized
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 SMALL_FAMILY = 10
 
@@ -78,13 +79,18 @@ class HeadlineResult:
     warnings: tuple[str, ...]
 
 
-def _unit_values(values: Sequence[float]) -> npt.NDArray[np.float64]:
-    x = np.asarray(values, dtype=np.float64)
-    if x.ndim != 1:
-        raise ValueError(f"values must be one value per task (1-D), got shape {x.shape}")
-    if x.size == 0:
+def _unit_values(values: Sequence[float]) -> list[float]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        values = list(values)  # an array or any iterable of numbers
+    if values and isinstance(values[0], Sequence):
+        raise ValueError("values must be one value per task (1-D), got nested values")
+    try:
+        x = [float(v) for v in values]
+    except TypeError:
+        raise ValueError("values must be one value per task (1-D)") from None
+    if not x:
         raise ValueError("no tasks: a headline needs at least one task value")
-    if not np.all(np.isfinite(x)) or np.any(x < 0.0) or np.any(x > 1.0):
+    if not all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in x):
         raise ValueError("task values must be finite numbers in [0, 1]")
     return x
 
@@ -98,6 +104,12 @@ def _mean(xs: Sequence[float]) -> float:
     return _clip(math.fsum(xs) / len(xs), min(xs), max(xs))
 
 
+def _variance(xs: Sequence[float]) -> float:
+    """Population variance (ddof 0), from correctly rounded sums."""
+    mean = math.fsum(xs) / len(xs)
+    return math.fsum((v - mean) * (v - mean) for v in xs) / len(xs)
+
+
 def stratified_headline(
     values: Sequence[float],
     families: Sequence[str],
@@ -107,31 +119,36 @@ def stratified_headline(
     level: float = 0.95,
     label: str = "headline",
 ) -> HeadlineResult:
-    """Mean of family means over one value per task, with its interval (see module docstring)."""
+    """Mean of family means over one value per task, with its interval (see module docstring).
+
+    The bootstrap runs in plain Python when ``B`` times the number of tasks is at most
+    ``PLAIN_DRAWS`` (a run of ordinary size: no numpy in its summary), and with numpy above
+    that; both draw the same resamples, so they differ only in how the sums round (about
+    1e-16, as the board's cohort-wide product does, docs/DECISIONS.md 46)."""
     x = _unit_values(values)
-    if len(families) != x.size:
-        raise ValueError(f"got {x.size} task values but {len(families)} family labels")
+    if len(families) != len(x):
+        raise ValueError(f"got {len(x)} task values but {len(families)} family labels")
     if not 0.0 < level < 1.0:
         raise ValueError(f"confidence level must be in (0, 1), got {level}")
     B, seed = operator.index(B), operator.index(seed)
     if B < 1:
         raise ValueError(f"the number of resamples B must be at least 1, got {B}")
-    columns = family_columns(families)
-    groups = {f: x[cols] for f, cols in columns.items()}
-    family_means = {f: _mean(g.tolist()) for f, g in groups.items()}
-    family_sizes = {f: int(g.size) for f, g in groups.items()}
+    columns = plain_columns(families)
+    groups = {f: [x[t] for t in cols] for f, cols in columns.items()}
+    family_means = {f: _mean(g) for f, g in groups.items()}
+    family_sizes = {f: len(g) for f, g in groups.items()}
     n_families = len(groups)
     value = _mean(list(family_means.values()))
-    pooled = _mean(x.tolist())
-    analytic_se = math.sqrt(sum(float(np.var(g)) / g.size for g in groups.values())) / n_families
+    pooled = _mean(x)
+    analytic_se = math.sqrt(math.fsum(_variance(g) / len(g) for g in groups.values())) / n_families
 
     warnings = [small_family_note(f, n) for f, n in family_sizes.items() if n < SMALL_FAMILY]
-    degenerate = all(float(np.ptp(g)) == 0.0 for g in groups.values())
-    binary = bool(np.all((x == 0.0) | (x == 1.0)))
-    if degenerate and binary and float(np.ptp(x)) == 0.0:
-        successes = int(np.count_nonzero(x))
-        lo, hi = wilson(successes, x.size, level)
-        method = f"Wilson score over {successes}/{x.size} pooled tasks (bootstrap degenerate)"
+    degenerate = all(max(g) == min(g) for g in groups.values())
+    binary = all(v in (0.0, 1.0) for v in x)
+    if degenerate and binary and max(x) == min(x):
+        successes = sum(1 for v in x if v != 0.0)
+        lo, hi = wilson(successes, len(x), level)
+        method = f"Wilson score over {successes}/{len(x)} pooled tasks (bootstrap degenerate)"
         bootstrap_se = 0.0
     elif degenerate:
         lo = hi = value
@@ -142,14 +159,14 @@ def stratified_headline(
         bootstrap_se = 0.0
         warnings.append("every family is constant: the interval is a single point")
     else:
-        W = resample_matrix(families, B, seed)
-        M = (W * task_weights(families)) @ x[:, np.newaxis]
-        t_lo, t_hi, _ = studentized_bounds(x[np.newaxis, :], families, W, M, level)
-        lo, hi = _clip(float(t_lo[0])), _clip(float(t_hi[0]))
+        if B * len(x) <= PLAIN_DRAWS:
+            t_lo, t_hi, bootstrap_se = plain_studentized(x, columns, B, seed, level)
+        else:
+            t_lo, t_hi, bootstrap_se = _numpy_studentized(x, families, B, seed, level)
+        lo, hi = _clip(t_lo), _clip(t_hi)
         method = f"stratified bootstrap over tasks, B={B}, seed={seed}, studentised (bootstrap-t)"
-        bootstrap_se = float(np.std(M[:, 0], ddof=1)) if B > 1 else 0.0
     interval = Interval(lo=min(lo, value), hi=max(hi, value), level=level, method=method)
-    score = Score(value=value, n=int(x.size), label=label, interval=interval)
+    score = Score(value=value, n=len(x), label=label, interval=interval)
     return HeadlineResult(
         score=score,
         pooled=pooled,
@@ -159,6 +176,23 @@ def stratified_headline(
         family_sizes=family_sizes,
         warnings=tuple(warnings),
     )
+
+
+def _numpy_studentized(
+    x: list[float], families: Sequence[str], B: int, seed: int, level: float
+) -> tuple[float, float, float]:
+    """(lo, hi, bootstrap SE) of one entrant, with numpy (the board's own functions)."""
+    import numpy as np
+
+    from .bootstrap import resample_matrix, task_weights
+    from .studentized import studentized_bounds
+
+    values: npt.NDArray[np.float64] = np.asarray(x, dtype=np.float64)
+    W = resample_matrix(families, B, seed)
+    M = (W * task_weights(families)) @ values[:, np.newaxis]
+    t_lo, t_hi, _ = studentized_bounds(values[np.newaxis, :], families, W, M, level)
+    bootstrap_se = float(np.std(M[:, 0], ddof=1)) if B > 1 else 0.0
+    return float(t_lo[0]), float(t_hi[0]), bootstrap_se
 
 
 __all__ = ["SMALL_FAMILY", "HeadlineResult", "small_family_note", "stratified_headline"]

@@ -10,10 +10,11 @@ import math
 import operator
 from collections.abc import Hashable, Sequence
 from statistics import NormalDist
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # numpy is imported by the functions that need it: wilson needs none
+    import numpy as np
+    import numpy.typing as npt
 
 
 def _z(level: float) -> float:
@@ -43,6 +44,8 @@ def wilson(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
 
 
 def _finite(values: Sequence[float], what: str) -> npt.NDArray[np.float64]:
+    import numpy as np
+
     x = np.asarray(values, dtype=np.float64)
     if x.ndim != 1:
         raise ValueError(f"{what} must be one-dimensional, got shape {x.shape}")
@@ -53,6 +56,8 @@ def _finite(values: Sequence[float], what: str) -> npt.NDArray[np.float64]:
 
 def naive_se(values: Sequence[float]) -> float:
     """Standard error of the mean treating every value as independent: ``s / sqrt(n)``, ddof 1."""
+    import numpy as np
+
     x = _finite(values, "values")
     if x.size < 2:
         raise ValueError(f"a standard error needs at least 2 values, got {x.size}")
@@ -71,6 +76,8 @@ def clustered_se(
     as Stata does. With one value per cluster, CR1 equals :func:`naive_se`; with identical
     copies inside each cluster it equals the naive SE of the cluster values (repeat invariance).
     """
+    import numpy as np
+
     x = _finite(values, "values")
     if len(clusters) != x.size:
         raise ValueError(f"got {x.size} values but {len(clusters)} cluster labels")

@@ -41,17 +41,12 @@ import numpy as np
 import numpy.typing as npt
 
 from .bootstrap import family_columns
+from .plainboot import pivot_cap
 
 Floats = npt.NDArray[np.float64]
 
 _CHUNK = 512
 """Entrants per block: bounds the B x chunk temporaries (41 MB at B = 10,000)."""
-
-
-def pivot_cap(level: float) -> float:
-    """The largest ``|T|`` used: Student's t quantile at ``1 - alpha/2`` with one degree of
-    freedom (the Cauchy quantile ``cot(pi * alpha / 2)``, 12.706 at 95 %)."""
-    return 1.0 / math.tan(math.pi * (1.0 - level) / 2.0)
 
 
 def studentized_bounds(
