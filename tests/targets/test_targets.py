@@ -154,3 +154,34 @@ def test_a_cassette_is_read_line_by_line_without_its_requests(tmp_path: Path) ->
     with pytest.raises(InputError) as info:
         read_cassette(file)
     assert info.value.code == "FILE_ENCODING"
+
+
+def test_a_compact_cassette_answers_as_the_parsed_one(mini: Path) -> None:
+    # A replay holds each response as its JSON text (read_cassette(compact=True)): the same
+    # answers, a failed call still failing the same way and still picked after an answered one.
+    recorded = _record(mini)
+    spec = TargetSpec(
+        kind="cassette", entrant="x", display_name="x", model="mini-good", cassette="c"
+    )
+    parsed = read_cassette(recorded, requests=True)
+    compact = read_cassette(recorded, compact=True)
+    assert all(isinstance(e["response"], str) and e["failed"] is False for e in compact)
+    assert [json.loads(e["response"]) for e in compact] == [e["response"] for e in parsed]
+    for entry in parsed:
+        request = ModelRequest.model_validate(entry["request"])
+        one = asyncio.run(CassetteTarget(spec, parsed, recorded).complete(request))
+        two = asyncio.run(CassetteTarget(spec, compact, recorded).complete(request))
+        assert one == two
+    # a failed call recorded first for the same request: an answered recording is preferred
+    first = parsed[0]
+    failed = {
+        **compact[0],
+        "response": json.dumps({"error": {"code": "TIMEOUT", "message": "slow"}}),
+        "failed": True,
+    }
+    target = CassetteTarget(spec, [failed, compact[0]], recorded)
+    reply = asyncio.run(target.complete(ModelRequest.model_validate(first["request"])))
+    assert reply.model_dump(mode="json") == first["response"]
+    only_failed = CassetteTarget(spec, [failed], recorded)
+    with pytest.raises(Exception, match="slow"):
+        asyncio.run(only_failed.complete(ModelRequest.model_validate(first["request"])))

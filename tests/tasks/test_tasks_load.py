@@ -222,3 +222,16 @@ def test_refuses_yaml_anchors_and_aliases(tmp_path: Path) -> None:
         load_task_set(root)
     assert info.value.code == "YAML_INVALID"
     assert "anchors and aliases are not allowed" in str(info.value)
+
+
+def test_equal_tool_definitions_are_kept_once() -> None:
+    root = Path(__file__).resolve().parents[2]
+    task_set = load_task_set(root / "tasks")
+    tools = [tool for task in task_set.tasks for tool in task.tools]
+    distinct = {id(tool) for tool in tools}
+    assert len(distinct) < len(tools)  # shared
+    by_content: dict[str, set[int]] = {}
+    for tool in tools:
+        by_content.setdefault(tool.model_dump_json(), set()).add(id(tool))
+    assert all(len(ids) == 1 for ids in by_content.values())  # one object per content
+    assert len(by_content) == len(distinct)  # and never two contents in one object

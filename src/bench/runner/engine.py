@@ -14,9 +14,12 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import os
+import tempfile
 import threading
 import time
 import zlib
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -218,13 +221,14 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     run_meter = Meter(config.run_budget, seconds=status.elapsed_s)
     for record in existing:
         _spend(run_meter, record)
-    # The cassette is written from memory at the end: re-reading every attempt file cost ~2 s
-    # per 1,000 attempts. Only each attempt's exchange lines are kept (made once, for the
-    # attempt file, on the writer thread), compressed: a request repeats the attempt's tools
-    # and earlier messages, and the lines held as text were a third of a long run's memory.
-    exchanges: list[tuple[str, int, bytes]] = []
-    if config.record_cassette:
-        exchanges.extend((r.task_id, r.repeat, _pack(exchange_lines(r))) for r in existing)
+    # The cassette is written at the end from each attempt's exchange lines (made once, for
+    # the attempt file, on the writer thread): re-reading every attempt file cost ~2 s per
+    # 1,000 attempts. They wait compressed in an anonymous temporary file (_Spool): held as
+    # text they were a third of a long run's memory, and compressed still 1 MiB per 860.
+    spool = _Spool() if config.record_cassette else None
+    if spool is not None:
+        for r in existing:
+            spool.add(r.task_id, r.repeat, _pack(exchange_lines(r)))
     done = len(done_keys)
     skipped: list[AttemptKey] = []
     exhausted_reason: list[str] = []
@@ -243,12 +247,13 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     def current() -> RunStatus:
         return status.model_copy(update={"attempts_done": done, "updated_at": utc_now()})
 
-    def write(record: AttemptRecord) -> bytes:
+    def write(record: AttemptRecord) -> None:
         lines = exchange_lines(record)
         plan.run.write_attempt(record, lines)
         with count_lock:
             files_written[0] += 1
-        return _pack(lines) if config.record_cassette else b""
+        if spool is not None:
+            spool.add(record.task_id, record.repeat, _pack(lines))
 
     async def one(task: Task, repeat: int) -> None:
         nonlocal done, status_written
@@ -268,10 +273,8 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
                 _spend(run_meter, record)
             # The slot bounds what talks to the entrant, not the disk: the next attempt starts
             # while this file is written (docs/DECISIONS.md 27). Done counts written files only.
-            lines = await loop.run_in_executor(writer, write, record)
+            await loop.run_in_executor(writer, write, record)
             done += 1
-            if config.record_cassette:
-                exchanges.append((record.task_id, record.repeat, lines))
             sink.attempt(record, done, total)
             if time.perf_counter() - status_written >= STATUS_EVERY_S and not status_lock.locked():
                 async with status_lock:  # one status write at a time: never an older over a newer
@@ -289,6 +292,8 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
             raise
     except BaseException:
         writer.shutdown(wait=True)
+        if spool is not None:
+            spool.close()
         # A write that finished after its attempt was cancelled is on disk: count it.
         done = len(done_keys) + files_written[0]
         with contextlib.suppress(Exception):  # the run's own error is the one to report
@@ -311,16 +316,44 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
             "judge_usage": plan.judge.usage() if plan.judge is not None else None,
         }
     )
-    if config.record_cassette:
-        exchanges.sort(key=lambda entry: (entry[0], entry[1]))
-        plan.run.write_cassette_lines(
-            (task_id, repeat, line)
-            for task_id, repeat, packed in exchanges
-            for line in _unpack(packed)
-        )
+    if spool is not None:
+        try:
+            plan.run.write_cassette_lines(spool.lines())
+        finally:
+            spool.close()
     plan.run.write_status(final)
     sink.finished(final)
     return final
+
+
+class _Spool:
+    """Each attempt's packed exchange lines, waiting for the cassette in an anonymous temporary
+    file (``tempfile.TemporaryFile``: no name, gone when closed or when the process ends);
+    in memory only where each attempt's bytes are. Added to from the writer threads."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close(), in every exit)
+        self._where: list[tuple[str, int, int, int]] = []
+        self._lock = threading.Lock()
+
+    def add(self, task_id: str, repeat: int, packed: bytes) -> None:
+        with self._lock:
+            offset = self._file.seek(0, os.SEEK_END)
+            self._file.write(packed)
+            self._where.append((task_id, repeat, offset, len(packed)))
+
+    def lines(self) -> Iterator[tuple[str, int, str]]:
+        """Every exchange line, attempts in (task id, repeat) order, each attempt's in its own."""
+        with self._lock:
+            self._file.flush()
+            where = sorted(self._where, key=lambda entry: (entry[0], entry[1]))
+        for task_id, repeat, offset, size in where:
+            self._file.seek(offset)
+            for line in _unpack(self._file.read(size)):
+                yield task_id, repeat, line
+
+    def close(self) -> None:
+        self._file.close()
 
 
 def _pack(lines: list[str]) -> bytes:

@@ -9,6 +9,7 @@ A request the cassette lacks fails the attempt clearly (``CASSETTE_MISS``).
 from __future__ import annotations
 
 import contextvars
+import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -28,14 +29,21 @@ current_attempt: contextvars.ContextVar[tuple[str, int] | None] = contextvars.Co
 )
 
 
-def read_cassette(path: Path, *, requests: bool = False) -> list[dict[str, Any]]:
+def read_cassette(
+    path: Path, *, requests: bool = False, compact: bool = False
+) -> list[dict[str, Any]]:
     """Every exchange of a cassette, line by line. A replay matches on ``request_hash``, so
     each recorded request (the attempt's tools and every earlier message, most of a
-    cassette's size) is dropped as its line is read unless ``requests``."""
+    cassette's size) is dropped as its line is read unless ``requests``. ``compact`` (a
+    replay): an entry keeps only what answering needs, ``request_hash``, ``task_id``,
+    ``repeat``, the response as its compact JSON text (parsed again when it answers) and
+    ``failed`` (whether it is a failed call); whole parsed entries took three times the
+    memory (docs/PERFORMANCE.md, issue 19)."""
     file = path / CASSETTE_FILE if path.is_dir() else path
     if not file.is_file():
         raise InputError("cassette not found", code="CASSETTE_MISSING", path=file)
     entries: list[dict[str, Any]] = []
+    names: dict[str, str] = {}  # one string per task id
     try:
         with file.open(encoding="utf-8", newline="") as handle:
             # Split on line ends only: a JSON string may hold a raw U+2028 or U+0085, which
@@ -50,7 +58,19 @@ def read_cassette(path: Path, *, requests: bool = False) -> list[dict[str, Any]]
                         code="CASSETTE_INVALID",
                         path=f"{file}:{number}",
                     )
-                if not requests:
+                if compact:
+                    response = entry["response"]
+                    task_id = entry.get("task_id")
+                    entry = {
+                        "request_hash": entry["request_hash"],
+                        "task_id": names.setdefault(task_id, task_id)
+                        if isinstance(task_id, str)
+                        else task_id,
+                        "repeat": entry.get("repeat"),
+                        "response": json.dumps(response, separators=(",", ":")),
+                        "failed": isinstance(response, dict) and FAILED_CALL in response,
+                    }
+                elif not requests:
                     entry.pop("request", None)
                 entries.append(entry)
     except UnicodeDecodeError as exc:
@@ -88,9 +108,10 @@ class CassetteTarget:
                 f"the cassette has no exchange for this request (sha256 {digest[:12]}; "
                 f"{context}{self.size} exchanges recorded in {self.source})"
             )
-        raise_recorded_failure(chosen["response"])  # a failed call fails again, the same way
+        response = _response(chosen)
+        raise_recorded_failure(response)  # a failed call fails again, the same way
         try:
-            return ModelResponse.model_validate(chosen["response"])
+            return ModelResponse.model_validate(response)
         except ValidationError as exc:
             raise InputError(
                 f"recorded response is malformed: {exc.errors(include_url=False)[0]['msg']}",
@@ -111,10 +132,23 @@ class CassetteTarget:
                     return entry
         # Deterministic entrants send identical requests everywhere: any recording answers,
         # an answered one first (another attempt's failed call is not this one's).
-        return next((e for e in candidates if FAILED_CALL not in e["response"]), candidates[0])
+        return next((e for e in candidates if not _failed(e)), candidates[0])
 
     async def aclose(self) -> None:
         return None
+
+
+def _response(entry: dict[str, Any]) -> Any:
+    """The recorded response, parsed again when ``read_cassette(compact=True)`` held its text."""
+    response = entry["response"]
+    return json.loads(response) if isinstance(response, str) else response
+
+
+def _failed(entry: dict[str, Any]) -> bool:
+    if "failed" in entry:
+        return bool(entry["failed"])
+    response = entry["response"]
+    return isinstance(response, dict) and FAILED_CALL in response
 
 
 __all__ = ["CASSETTE_FILE", "CassetteTarget", "current_attempt", "read_cassette"]

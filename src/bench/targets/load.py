@@ -113,7 +113,7 @@ def build_target(
             field="cassette",
         )
     location = base / spec.cassette
-    return CassetteTarget(spec, read_cassette(location), location)
+    return CassetteTarget(spec, read_cassette(location, compact=True), location)
 
 
 def _http_target(

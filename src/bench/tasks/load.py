@@ -14,6 +14,7 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -152,7 +153,19 @@ def load_task_set(source: Path, corpus_root: Path | None = None) -> TaskSet:
         (task.id, str(file), f"tasks[{index}] ({task.id})") for file, index, task in located
     )
     tasks = tuple(task for _, _, task in located)
+    _share_tools(tasks)
     return TaskSet(source, root, tasks, tuple(files), origins, suite)
+
+
+def _share_tools(tasks: tuple[Task, ...]) -> None:
+    """Equal tool definitions kept once: the shipped tasks declare 379 tools of 32 kinds, a
+    third of a task set's memory (docs/PERFORMANCE.md, issue 19). Equal: same model, same
+    ``repr`` (every field, floats and ints apart). Tasks are read, never changed, once loaded."""
+    seen: dict[tuple[type, str], Any] = {}
+    for task in tasks:
+        tools = task.tools
+        for position, tool in enumerate(tools):
+            tools[position] = seen.setdefault((type(tool), repr(tool)), tool)
 
 
 def _check_unique(located: list[tuple[Path, int, Task]]) -> None:
