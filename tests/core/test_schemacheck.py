@@ -223,3 +223,73 @@ def test_a_valid_run_path_never_imports_jsonschema() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def _jsonschemas(schema: Any, instance: Any) -> list[tuple[tuple[Any, ...], str]]:
+    parsed = json.loads(schema_key(schema))  # what both are given: the canonical key's schema
+    return sorted(
+        (tuple(e.absolute_path), e.message)
+        for e in Draft202012Validator(parsed).iter_errors(instance)
+    )
+
+
+@settings(max_examples=3000, deadline=None)
+@given(plain_trees, json_values)
+def test_plain_errors_are_jsonschemas_errors_path_and_words(schema: Any, instance: Any) -> None:
+    # The tool arguments' error messages go back to the entrant and into the cassette's
+    # request hashes: for a plain schema they must be jsonschema's, word for word.
+    found = schemacheck.plain_errors(schema_key(schema), instance)
+    assert found is not None
+    assert sorted(found) == _jsonschemas(schema, instance)
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        ({"properties": {"a": {"type": "integer", "minimum": 2}}}, {"a": 1.5}),
+        ({"required": ["a", "b"], "additionalProperties": False}, {"c": 1, "d": 2}),
+        ({"additionalProperties": {"type": "string"}, "properties": {"a": True}}, {"a": 1, "b": 2}),
+        ({"items": False}, [1]),
+        ({"items": False}, [1, 2]),
+        ({"items": {"enum": ["x", 1]}}, ["x", True, 1.0]),
+        ({"minLength": 1}, ""),
+        ({"maxItems": 0}, [None]),
+        ({"not": {"type": "string", "pattern": "^a"}}, "ab"),
+        ({"const": [1, {"a": None}]}, [1, {"a": False}]),
+        (False, {"a": 1}),
+        ({"type": ["integer", "null"]}, "1"),
+    ],
+)
+def test_plain_errors_on_the_corners(schema: Any, instance: Any) -> None:
+    assert sorted(schemacheck.plain_errors(schema_key(schema), instance) or []) == _jsonschemas(
+        schema, instance
+    )
+
+
+def test_plain_errors_say_nothing_of_a_schema_that_is_not_plain() -> None:
+    assert schemacheck.plain_errors({"anyOf": [{"type": "string"}]}, 1) is None
+
+
+def test_wrong_tool_arguments_are_worded_without_jsonschema() -> None:
+    """The world words wrong arguments under a plain schema itself (jsonschema's words), so an
+    entrant that sends bad arguments does not pull jsonschema into the run either."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json\n"
+        "from bench.world.world import _problems\n"
+        "from bench.core.schemacheck import schema_key\n"
+        "s = {'type': 'object', 'properties': {'n': {'type': 'integer', 'minimum': 1},\n"
+        "     'k': {'enum': ['a', 'b']}}, 'required': ['n', 'k'], 'additionalProperties': False}\n"
+        "found = _problems(schema_key(s), json.dumps({'n': 0, 'z': 1}))\n"
+        "assert 'jsonschema' not in sys.modules, 'imported'\n"
+        "print(json.dumps(found))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [
+        "'k' is a required property",
+        "Additional properties are not allowed ('z' was unexpected)",
+        "argument 'n': 0 is less than the minimum of 1",
+    ]

@@ -21,6 +21,8 @@ schema among it, still goes to jsonschema, which words the problem.
 Draft 2020-12's semantics for exactly those keywords, whether an instance has no error at all.
 A run's tool arguments and extracted documents are almost always valid, so jsonschema (about
 5 MiB and 45 ms to import) is imported only when something has to be worded (issue 19).
+:func:`plain_errors` words a plain schema's errors too, as jsonschema 4.26 words them (path
+and message, tested equal): the world's answer to wrong tool arguments needs no jsonschema.
 """
 
 from __future__ import annotations
@@ -215,6 +217,100 @@ def _valid(schema: Any, instance: Any) -> bool:
     return True
 
 
+Path = tuple[str | int, ...]
+
+
+def _errors(schema: Any, instance: Any, path: Path, out: list[tuple[Path, str]]) -> None:
+    """Every error jsonschema's ``iter_errors`` (Draft 2020-12, jsonschema 4.26) yields for
+    ``instance`` under the plain ``schema``, as ``(absolute path, message)``, worded as its
+    keyword functions word them (``jsonschema/_keywords.py``); ``tests/core/test_schemacheck.py``
+    holds the two equal."""
+    if schema is True:
+        return
+    if schema is False:
+        # jsonschema's ``descend`` returns this error before adding its own path element:
+        # the path stops at the parent (the root's is empty either way)
+        out.append((path[:-1], f"False schema does not allow {instance!r}"))
+        return
+    for key, value in schema.items():
+        if key == "type":
+            types = [value] if isinstance(value, str) else value
+            if not any(_is_type(instance, name) for name in types):
+                reprs = ", ".join(repr(name) for name in types)
+                out.append((path, f"{instance!r} is not of type {reprs}"))
+        elif key == "pattern":
+            if isinstance(instance, str) and re.search(value, instance) is None:
+                out.append((path, f"{instance!r} does not match {value!r}"))
+        elif key == "properties":
+            if isinstance(instance, dict):
+                for name, sub in value.items():
+                    if name in instance:
+                        _errors(sub, instance[name], (*path, name), out)
+        elif key == "required":
+            if isinstance(instance, dict):
+                for name in value:
+                    if name not in instance:
+                        out.append((path, f"{name!r} is a required property"))
+        elif key == "additionalProperties":
+            if isinstance(instance, dict):
+                declared = schema.get("properties", {})
+                extras = [name for name in instance if name not in declared]
+                if isinstance(value, dict):
+                    for name in extras:
+                        _errors(value, instance[name], (*path, name), out)
+                elif value is False and extras:
+                    verb = "was" if len(extras) == 1 else "were"
+                    joined = ", ".join(repr(name) for name in sorted(extras, key=str))
+                    words = f"Additional properties are not allowed ({joined} {verb} unexpected)"
+                    out.append((path, words))
+        elif key == "items":
+            if isinstance(instance, list) and instance:
+                if value is False:
+                    rest = instance if len(instance) != 1 else instance[0]
+                    words = f"Expected at most 0 items but found {len(instance)} extra: {rest!r}"
+                    out.append((path, words))
+                else:
+                    for index, item in enumerate(instance):
+                        _errors(value, item, (*path, index), out)
+        elif key == "enum":
+            if all(not _equal(each, instance) for each in value):
+                out.append((path, f"{instance!r} is not one of {value!r}"))
+        elif key == "const":
+            if not _equal(instance, value):
+                out.append((path, f"{value!r} was expected"))
+        elif key == "not":
+            if _valid(value, instance):
+                out.append((path, f"{instance!r} should not be valid under {value!r}"))
+        elif key == "minimum":
+            if _is_type(instance, "number") and instance < value:
+                out.append((path, f"{instance!r} is less than the minimum of {value!r}"))
+        elif key == "maximum":
+            if _is_type(instance, "number") and instance > value:
+                out.append((path, f"{instance!r} is greater than the maximum of {value!r}"))
+        elif key in ("minLength", "minItems"):
+            kind = str if key == "minLength" else list
+            if isinstance(instance, kind) and len(instance) < value:
+                words = "should be non-empty" if value == 1 else "is too short"
+                out.append((path, f"{instance!r} {words}"))
+        elif key in ("maxLength", "maxItems"):
+            kind = str if key == "maxLength" else list
+            if isinstance(instance, kind) and len(instance) > value:
+                words = "is expected to be empty" if value == 0 else "is too long"
+                out.append((path, f"{instance!r} {words}"))
+
+
+def plain_errors(schema: Mapping[str, Any] | str, instance: Any) -> list[tuple[Path, str]] | None:
+    """For a plain schema (or the schema with that key), every error of ``instance`` as
+    ``(absolute path, message)``, worded as jsonschema words it, without importing jsonschema;
+    ``None`` for any other schema (ask :func:`validator`)."""
+    plain, parsed = _plain(schema if isinstance(schema, str) else schema_key(schema))
+    if not plain:
+        return None
+    out: list[tuple[Path, str]] = []
+    _errors(parsed, instance, (), out)
+    return out
+
+
 def conforms(schema: Mapping[str, Any] | str, instance: Any) -> bool:
     """True when ``schema`` (or the schema with that key) is plain and ``instance`` meets it
     with no error. False says nothing: ask :func:`validator` for the errors."""
@@ -239,4 +335,4 @@ def validator(schema: Mapping[str, Any] | str) -> Draft202012Validator:
     return _validator(schema if isinstance(schema, str) else schema_key(schema))
 
 
-__all__ = ["conforms", "schema_key", "schema_problem", "validator"]
+__all__ = ["conforms", "plain_errors", "schema_key", "schema_problem", "validator"]

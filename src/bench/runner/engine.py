@@ -233,7 +233,6 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     skipped: list[AttemptKey] = []
     exhausted_reason: list[str] = []
     gate = asyncio.Semaphore(config.concurrency)
-    room = asyncio.Semaphore(config.concurrency + WRITE_BACKLOG)  # held until the file is written
     status_lock = asyncio.Lock()
     session_start = time.perf_counter()
     status_written = session_start
@@ -257,32 +256,42 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
 
     async def one(task: Task, repeat: int) -> None:
         nonlocal done, status_written
-        async with room:
-            async with gate:
-                run_meter.seconds = status.elapsed_s + (time.perf_counter() - session_start)
-                spent = run_meter.exhausted()
-                if spent:
-                    if not exhausted_reason:
-                        exhausted_reason.append("run budget: " + "; ".join(t for _, t in spent))
-                    skipped.append(AttemptKey(task_id=task.id, repeat=repeat))
-                    sink.skipped(task.id, repeat, exhausted_reason[0])
-                    return
-                record = await perform_attempt(plan, task, repeat)
-                # Spent before anything yields: an attempt that starts next sees this one's
-                # tokens and dollars.
-                _spend(run_meter, record)
-            # The slot bounds what talks to the entrant, not the disk: the next attempt starts
-            # while this file is written (docs/DECISIONS.md 27). Done counts written files only.
-            await loop.run_in_executor(writer, write, record)
-            done += 1
-            sink.attempt(record, done, total)
-            if time.perf_counter() - status_written >= STATUS_EVERY_S and not status_lock.locked():
-                async with status_lock:  # one status write at a time: never an older over a newer
-                    status_written = time.perf_counter()
-                    await loop.run_in_executor(writer, plan.run.write_status, current())
+        async with gate:
+            run_meter.seconds = status.elapsed_s + (time.perf_counter() - session_start)
+            spent = run_meter.exhausted()
+            if spent:
+                if not exhausted_reason:
+                    exhausted_reason.append("run budget: " + "; ".join(t for _, t in spent))
+                skipped.append(AttemptKey(task_id=task.id, repeat=repeat))
+                sink.skipped(task.id, repeat, exhausted_reason[0])
+                return
+            record = await perform_attempt(plan, task, repeat)
+            # Spent before anything yields: an attempt that starts next sees this one's
+            # tokens and dollars.
+            _spend(run_meter, record)
+        # The slot bounds what talks to the entrant, not the disk: the next attempt starts
+        # while this file is written (docs/DECISIONS.md 27). Done counts written files only.
+        await loop.run_in_executor(writer, write, record)
+        done += 1
+        sink.attempt(record, done, total)
+        if time.perf_counter() - status_written >= STATUS_EVERY_S and not status_lock.locked():
+            async with status_lock:  # one status write at a time: never an older over a newer
+                status_written = time.perf_counter()
+                await loop.run_in_executor(writer, plan.run.write_status, current())
+
+    # A fixed set of workers takes the attempts in order, each holding its attempt until the
+    # file is written (``concurrency`` of them talking to the entrant, WRITE_BACKLOG more
+    # writing): one coroutine per attempt, all created at once, held ~1 KB each for the whole
+    # run (1 MiB per 1,000 attempts; docs/PERFORMANCE.md, issue 19).
+    queue = iter(work)
+
+    async def worker() -> None:
+        for task, repeat in queue:  # one event-loop thread: next() never races
+            await one(task, repeat)
 
     try:
-        pending = [asyncio.ensure_future(one(task, repeat)) for task, repeat in work]
+        slots = min(len(work), config.concurrency + WRITE_BACKLOG)
+        pending = [asyncio.ensure_future(worker()) for _ in range(slots)]
         try:
             await asyncio.gather(*pending)
         except BaseException:

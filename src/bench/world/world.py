@@ -36,12 +36,18 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from bench.core.canonical import canonical_json
 from bench.core.errors import HarnessFault
-from bench.core.schemacheck import conforms, schema_key, schema_problem, validator
+from bench.core.schemacheck import (
+    conforms,
+    plain_errors,
+    schema_key,
+    schema_problem,
+    validator,
+)
 from bench.core.trace import ToolDef
 from bench.corpus import Corpus
 from bench.tasks.model import BuiltinTool, Task
@@ -51,25 +57,27 @@ from .result import ToolResult
 from .spec import DataTool, ToolDataError
 from .values import to_json
 
-if TYPE_CHECKING:
-    from jsonschema.exceptions import ValidationError
 
-
-def _describe(error: ValidationError) -> str:
+def _describe(parts: Iterable[str | int], message: str) -> str:
     path = ""
-    for part in error.absolute_path:
+    for part in parts:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return f"argument '{path}': {error.message}" if path else error.message
+    return f"argument '{path}': {message}" if path else message
 
 
 @functools.lru_cache(maxsize=4096)
 def _problems(schema: str, arguments: str) -> tuple[str, ...]:
     """What is wrong with ``arguments`` under ``schema`` (both canonical JSON), sorted. A pure
-    function of the two, so cached: repeats and similar tasks send the same arguments."""
+    function of the two, so cached: repeats and similar tasks send the same arguments. A plain
+    schema's errors are worded here as jsonschema words them (``plain_errors``); jsonschema
+    itself is imported only for any other schema."""
     instance = json.loads(arguments)
-    if conforms(schema, instance):  # the usual case, without importing jsonschema
+    if conforms(schema, instance):  # the usual case
         return ()
-    return tuple(sorted({_describe(e) for e in validator(schema).iter_errors(instance)}))
+    found = plain_errors(schema, instance)
+    if found is None:
+        found = [(e.absolute_path, e.message) for e in validator(schema).iter_errors(instance)]
+    return tuple(sorted({_describe(path, message) for path, message in found}))
 
 
 class World:
