@@ -82,9 +82,9 @@ def plain_studentized(
         n = len(c)
         values = [x[t] for t in c]
         weight = 1.0 / (F * n)
-        if n < 2:  # one task: no variance to estimate, and it is its own mean
+        if n < 2:  # one task: no variance to estimate, and it is its own mean (no draws)
             for b in range(B):
-                resampled[b] += sum(map(values.__getitem__, draws.integers(n, n))) * weight
+                resampled[b] += values[0] * weight
             continue
         dev = [v - mean for v in values]
         # share of the headline's variance per squared deviation: 1 / (n (n - 1) F^2)
@@ -92,8 +92,9 @@ def plain_studentized(
         squares = [d * d * share for d in dev]
         total_sq += math.fsum(squares)
         scale = 1.0 / (n * F * math.sqrt(n - 1))
+        family_picks = draws.integers(n, B * n)  # row b is picks b*n .. b*n+n-1, as numpy's
         for b in range(B):
-            picks = draws.integers(n, n)
+            picks = family_picks[b * n : b * n + n]
             resampled[b] += sum(map(values.__getitem__, picks)) * weight
             shift = sum(map(dev.__getitem__, picks)) * scale
             variance[b] += sum(map(squares.__getitem__, picks)) - shift * shift
