@@ -259,3 +259,16 @@ def test_a_run_started_inside_a_running_event_loop_still_runs(mini: Path) -> Non
         return status.status
 
     assert asyncio.run(inside()) == "complete"
+
+
+@pytest.mark.parametrize("seed", [-1, 2**53])
+def test_a_seed_numpy_or_json_cannot_keep_is_refused_before_anything_is_written(
+    mini: Path, seed: int
+) -> None:
+    from bench.core.errors import UsageError
+
+    runs = mini / "runs"
+    with pytest.raises(UsageError) as info:
+        start_run(request(mini, "good", seed=seed))
+    assert info.value.code == "SEED_INVALID" and info.value.field == "--seed"
+    assert not runs.exists() or not any(runs.iterdir())

@@ -5,6 +5,9 @@ from __future__ import annotations
 import random
 
 DEFAULT_SEED = 20261202
+MAX_SEED = 2**53 - 1
+"""The largest seed: numpy's generator takes no negative one, and a run's config records it
+as a JSON integer, which every reader keeps exact only up to 2**53 - 1 (I-JSON)."""
 
 
 def seeded_random(seed: int) -> random.Random:
@@ -12,4 +15,4 @@ def seeded_random(seed: int) -> random.Random:
     return random.Random(seed)
 
 
-__all__ = ["DEFAULT_SEED", "seeded_random"]
+__all__ = ["DEFAULT_SEED", "MAX_SEED", "seeded_random"]

@@ -18,7 +18,7 @@ from bench.core.budget import Budget
 from bench.core.clock import utc_now
 from bench.core.errors import InputError, RunStoreError, UsageError
 from bench.core.ids import new_run_id
-from bench.core.rng import DEFAULT_SEED
+from bench.core.rng import DEFAULT_SEED, MAX_SEED
 from bench.corpus import CorpusLibrary
 from bench.records.run import RunConfig, RunStatus, TaskSetRef, TaskSubset
 from bench.records.store import RunDir, RunStore
@@ -186,6 +186,12 @@ def prepare(
         raise UsageError("--repeats must be at least 1")
     if request.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
+    if not 0 <= request.seed <= MAX_SEED:
+        raise UsageError(
+            f"--seed must be a whole number from 0 to 2**53 - 1, got {request.seed}",
+            code="SEED_INVALID",
+            field="--seed",
+        )
     whole = load_task_set(request.tasks, request.corpus_root).select(request.split)
     task_set = whole.select(None, request.task_ids, request.language)
     if request.task_ids:
