@@ -1,4 +1,4 @@
-"""How a run writes: records equal run to run, the cassette from memory equal to one rebuilt
+"""How a run writes: records equal run to run, the cassette written at the end equal to one rebuilt
 from the attempt files, status.json throttled but current at the end and after a failure."""
 
 from __future__ import annotations
@@ -78,11 +78,18 @@ def test_every_attempt_file_reads_back_as_written(mini: Path) -> None:
     assert not list((run.path / "attempts").glob(".tmp-*"))  # no temp file left behind
 
 
-def test_the_cassette_from_memory_is_the_one_the_files_give(mini: Path) -> None:
+def test_the_cassette_written_at_the_end_is_the_one_the_files_give(mini: Path) -> None:
     run, _ = start_run(request(mini))
     cassette = (run.path / "cassette.jsonl").read_bytes()
     assert cassette.count(b"\n") == sum(len(r.trace.exchanges) for r in run.attempts()) > 0
     assert entries(cassette) == rebuilt_cassette(run)
+    # the lines waited in an anonymous temporary file in the run directory: nothing is left
+    assert sorted(p.name for p in run.path.iterdir()) == [
+        "attempts",
+        "cassette.jsonl",
+        "config.json",
+        "status.json",
+    ]
 
 
 def test_a_resumed_run_writes_the_cassette_of_both_sessions(mini: Path) -> None:

@@ -42,6 +42,8 @@ from .budget import Meter, OverBudget, effective_budget
 from .progress import NullProgress, ProgressSink
 
 if TYPE_CHECKING:  # the judge's client and calibration load only for a run with a judge
+    from pathlib import Path
+
     from bench.scorers.judge.service import RunJudge
 
 STATUS_EVERY_S = 1.0  # how often status.json follows the attempts while they finish
@@ -225,7 +227,7 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     # the attempt file, on the writer thread): re-reading every attempt file cost ~2 s per
     # 1,000 attempts. They wait compressed in an anonymous temporary file (_Spool): held as
     # text they were a third of a long run's memory, and compressed still 1 MiB per 860.
-    spool = _Spool() if config.record_cassette else None
+    spool = _Spool(plan.run.path) if config.record_cassette else None
     if spool is not None:
         for r in existing:
             spool.add(r.task_id, r.repeat, _pack(exchange_lines(r)))
@@ -337,11 +339,12 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
 
 class _Spool:
     """Each attempt's packed exchange lines, waiting for the cassette in an anonymous temporary
-    file (``tempfile.TemporaryFile``: no name, gone when closed or when the process ends);
-    in memory only where each attempt's bytes are. Added to from the writer threads."""
+    file (``tempfile.TemporaryFile``: no name, gone when closed or when the process ends) in
+    the run's own directory, which the run already writes; in memory only where each
+    attempt's bytes are. Added to from the writer threads."""
 
-    def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close(), in every exit)
+    def __init__(self, where: Path) -> None:
+        self._file = tempfile.TemporaryFile(dir=where)  # noqa: SIM115 (closed by close(), in every exit)
         self._where: list[tuple[str, int, int, int]] = []
         self._lock = threading.Lock()
 
