@@ -6,8 +6,7 @@ Names are imported on first use (PEP 562): importing one submodule (``bench.core
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from .lazy import lazy_exports
 
 _WHERE: dict[str, str] = {
     "BenchError": "errors",
@@ -47,13 +46,7 @@ _WHERE: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bench.core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"bench.core.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _WHERE, globals())
 
 
 __all__ = [

@@ -7,8 +7,9 @@ XML, and importing a package runs its ``__init__`` before any submodule."""
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bench.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .compare import Comparison, compare_runs
@@ -44,13 +45,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _WHERE, globals())
 
 
 __all__ = [

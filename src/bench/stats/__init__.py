@@ -13,8 +13,9 @@ this ``__init__``.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bench.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .axes import AXIS_WEIGHTS, AxisView, axis_view
@@ -80,13 +81,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _WHERE, globals())
 
 
 __all__ = [

@@ -19,17 +19,12 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from .plainboot import plain_columns
+
 
 def family_columns(families: Sequence[str]) -> dict[str, npt.NDArray[np.intp]]:
     """Column indices of each family, families in sorted order (the order draws are made in)."""
-    if len(families) == 0:
-        raise ValueError("no tasks: families is empty")
-    columns: dict[str, list[int]] = {}
-    for t, family in enumerate(families):
-        if not isinstance(family, str):
-            raise ValueError(f"family of task {t} must be a string, got {family!r}")
-        columns.setdefault(family, []).append(t)
-    return {f: np.asarray(columns[f], dtype=np.intp) for f in sorted(columns)}
+    return {f: np.asarray(cols, dtype=np.intp) for f, cols in plain_columns(families).items()}
 
 
 def _check_b(B: int) -> int:

@@ -125,19 +125,7 @@ class Draws:
         out: list[int] = []
         append = out.append
         for _ in range(count):
-            if has_half:
-                has_half = False
-                product = half * n
-            else:
-                state = (state * mult + inc) & m128
-                high = state >> 64
-                word = (high ^ state) & m64
-                turn = high >> 58
-                raw = ((word >> turn) | (word << ((64 - turn) & 63))) & m64
-                product = (raw & m32) * n
-                half = raw >> 32
-                has_half = True
-            while (product & m32) < threshold:  # rare: Lemire's rejection, draw again
+            while True:  # Lemire's method: a draw below the threshold (rare) is drawn again
                 if has_half:
                     has_half = False
                     product = half * n
@@ -150,6 +138,8 @@ class Draws:
                     product = (raw & m32) * n
                     half = raw >> 32
                     has_half = True
+                if (product & m32) >= threshold:
+                    break
             append(product >> 32)
         self._state, self._has_half, self._half = state, has_half, half
         return out

@@ -29,7 +29,8 @@ def pivot_cap(level: float) -> float:
 
 
 def plain_columns(families: Sequence[str]) -> dict[str, list[int]]:
-    """Task indices of each family, families in sorted order (``bootstrap.family_columns``)."""
+    """Task indices of each family, families in sorted order: the order the resample matrix's
+    draws are made in (``bootstrap.family_columns`` is this, as numpy arrays)."""
     if len(families) == 0:
         raise ValueError("no tasks: families is empty")
     columns: dict[str, list[int]] = {}
