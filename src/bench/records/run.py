@@ -276,8 +276,16 @@ class SharedParts:
         return model
 
 
-_TEXTS = ("run_id", "config_fingerprint", "task_id", "task_fingerprint", "family", "split")
-_MORE_TEXTS = ("language", "outcome")
+_TEXTS = (
+    "run_id",
+    "config_fingerprint",
+    "task_id",
+    "task_fingerprint",
+    "family",
+    "split",
+    "language",
+    "outcome",
+)
 
 
 def without_transcript(record: AttemptRecord, shared: SharedParts | None = None) -> AttemptRecord:
@@ -326,7 +334,7 @@ def _slim(
     )
     update: dict[str, Any] = {"trace": names(slim)}
     update["verdicts"] = [keep(verdict) for verdict in record.verdicts]
-    for name in (*_TEXTS, *_MORE_TEXTS):
+    for name in _TEXTS:
         value = getattr(record, name)
         if type(value) is str:
             update[name] = text(value)
