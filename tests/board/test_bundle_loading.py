@@ -167,6 +167,34 @@ def test_a_pool_builds_the_serial_board_byte_for_byte(results: Results, tmp_path
     assert former.board.inputs_hash == serial.board.inputs_hash
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_cold_build_makes_each_digest_once_in_a_private_directory_it_removes(
+    results: Results, jobs: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``--cache`` the bundles' provenance digests are made first, one per bundle,
+    into a temporary directory of the build's own (every process reads the others' from there
+    instead of reading those bundles in full), and the directory is gone afterwards; the
+    verdicts are those of the former loader (the duplicate is still refused)."""
+    import tempfile as real
+
+    seen: list[list[str]] = []
+
+    class Watched(real.TemporaryDirectory):  # type: ignore[type-arg]
+        def cleanup(self) -> None:
+            if Path(self.name).name.startswith("bench-board-"):  # the build's, not signing's
+                seen.append(sorted(p.name for p in Path(self.name).rglob("*.tokens")))
+            super().cleanup()
+
+    monkeypatch.setattr("bench.board.load.tempfile.TemporaryDirectory", Watched)
+    scratch = tmp_path / "temp"
+    scratch.mkdir()
+    monkeypatch.setattr(real, "tempdir", str(scratch))
+    loaded = _loader(results, jobs).load(None)
+    assert len(seen) == 1 and len(seen[0]) == len(_loader(results, jobs).bundles()) == 3
+    assert not list(scratch.iterdir())  # nothing left behind
+    assert loaded == FormerLoader(_loader(results, 1)).load(None)
+
+
 def _good(results: Results) -> Path:
     (bundle,) = (results.results / "mini-good").iterdir()
     return bundle

@@ -87,3 +87,23 @@ def test_parameters_that_are_not_json_are_recorded_as_their_dump() -> None:
         params={"seed": date(2026, 12, 2), "stop": ("a", "b")},
     )
     assert RequestRecorder().wire(request) == (request.wire(), request.request_hash())
+
+
+def test_the_request_just_made_is_not_made_again_and_an_equal_new_one_is() -> None:
+    """A re-drive hashes a request (to match its recording) and then records the same object:
+    the recorder hands back the same pair for it; a new request, equal or not, is made
+    afresh, so a later request never gets an earlier one's hash."""
+    recorder = RequestRecorder()
+    tools = [ToolDef(name="lookup", description="d", parameters={"type": "object"})]
+    first = ModelRequest(model="m", messages=[Message(role="user", content="hi")], tools=tools)
+    made = recorder.wire(first)
+    assert recorder.wire(first) is made
+    assert made == (first.wire(), first.request_hash())
+    later = ModelRequest(
+        model="m",
+        messages=[*first.messages, Message(role="assistant", content="yes")],
+        tools=tools,
+    )
+    assert recorder.wire(later) == (later.wire(), later.request_hash()) != made
+    again = ModelRequest(model="m", messages=list(first.messages), tools=tools)
+    assert recorder.wire(again) is not made and recorder.wire(again) == made

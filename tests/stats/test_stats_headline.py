@@ -144,3 +144,34 @@ def test_interval_always_contains_the_value(
     lo, hi, value = r.score.interval.lo, r.score.interval.hi, r.score.value
     assert 0.0 <= lo <= value <= hi <= 1.0
     assert min(values) - 1e-12 <= value <= max(values) + 1e-12
+
+
+def test_the_matrix_kept_for_the_next_entrant_is_the_one_a_fresh_draw_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A board loads many runs of one task set and seed: the numpy path keeps the last resample
+    matrix (read-only) and reuses it for the same families, B and seed only; each headline is
+    the one an empty memo gives, and another seed or task set draws its own."""
+    from bench.stats import headline as module
+
+    families = [f"f{t % 7}" for t in range(400)]  # 400 x 2,000 draws: the numpy path
+    x = [float(t % 3 == 0) for t in range(400)]
+    y = [float(t % 5 != 0) for t in range(400)]
+
+    def fresh(values: list[float], fams: list[str], seed: int) -> tuple[object, ...]:
+        monkeypatch.setattr(module, "_LAST_MATRIX", [])
+        found = stratified_headline(values, fams, seed=seed)
+        return (found.score.value, found.score.interval)
+
+    def kept(values: list[float], fams: list[str], seed: int) -> tuple[object, ...]:
+        found = stratified_headline(values, fams, seed=seed)
+        return (found.score.value, found.score.interval)
+
+    expected = [fresh(y, families, 3), fresh(x, families, 4), fresh(x, families[::-1], 3)]
+    monkeypatch.setattr(module, "_LAST_MATRIX", [])
+    assert kept(x, families, 3) == fresh(x, families, 3)
+    assert kept(y, families, 3) == expected[0]  # reused
+    assert kept(x, families, 4) == expected[1]  # another seed: drawn again
+    assert kept(x, families[::-1], 3) == expected[2]  # other families: drawn again
+    W, weighted = module._LAST_MATRIX[0][1]
+    assert not W.flags.writeable and not weighted.flags.writeable

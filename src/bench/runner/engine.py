@@ -2,7 +2,7 @@
 write it once, and keep the run's status honest (``started`` → ``complete`` / ``partial``).
 
 The event loop is the run's bottleneck once the entrant is slow and the concurrency high, so
-the disk work runs on a few writer threads: an attempt counts as done once its file is written
+the disk work runs on a writer thread: an attempt counts as done once its file is written
 and fsynced there. ``status.json`` is rewritten at most every ``STATUS_EVERY_S`` while
 attempts finish, and always at the end or when the run fails; resume goes by the attempt
 files, never by the status counts (docs/DECISIONS.md).
@@ -47,10 +47,13 @@ if TYPE_CHECKING:  # the judge's client and calibration load only for a run with
     from bench.scorers.judge.service import RunJudge
 
 STATUS_EVERY_S = 1.0  # how often status.json follows the attempts while they finish
-WRITER_THREADS = 4  # fsyncs of different attempt files overlap; more buys nothing on 2 cores
-# Finished attempts waiting for a writer thread, beyond those running: a fast entrant (scripted,
+# One writer thread: more let fsyncs overlap, but each one also takes the GIL from the event
+# loop between its syscalls, and 4 cost ~8 % more of a run's CPU than 1 with no more requests/s
+# (docs/PERFORMANCE.md, issue 19, "Ninth step").
+WRITER_THREADS = 1
+# Finished attempts waiting for the writer, beyond the one it writes: a fast entrant (scripted,
 # replay) can outrun the fsyncs, and without a bound every record of the run could queue.
-WRITE_BACKLOG = 2 * WRITER_THREADS
+WRITE_BACKLOG = 8
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,14 @@ from bench.targets.base import ModelRequest
 class RequestRecorder:
     """Per attempt: the wire form and hash of each request, built from cached parts."""
 
-    __slots__ = ("_parts",)
+    __slots__ = ("_last", "_parts")
 
     def __init__(self) -> None:
         # id(part) -> (the part itself, kept alive so its id stays its own; wire; canonical)
         self._parts: dict[int, tuple[BaseModel, dict[str, Any], bytes]] = {}
+        # The last request and what was made of it: a re-drive asks for a request's hash
+        # (to match the recording) and then records the same request object.
+        self._last: tuple[ModelRequest, tuple[dict[str, Any], str]] | None = None
 
     def _part(self, item: BaseModel) -> tuple[dict[str, Any], bytes]:
         known = self._parts.get(id(item))
@@ -42,7 +45,10 @@ class RequestRecorder:
         return known[1], known[2]
 
     def wire(self, request: ModelRequest) -> tuple[dict[str, Any], str]:
-        """``(request.wire(), request.request_hash())``, from cached parts."""
+        """``(request.wire(), request.request_hash())``, from cached parts (the same pair
+        again for the request just made, which nothing changes in between)."""
+        if self._last is not None and self._last[0] is request:
+            return self._last[1]
         messages = [self._part(message) for message in request.messages]
         tools = [self._part(tool) for tool in request.tools]
         params = to_jsonable_python(request.params)
@@ -65,7 +71,9 @@ class RequestRecorder:
                 b"]}",
             )
         )
-        return wire, sha256_hex(canonical)
+        made = (wire, sha256_hex(canonical))
+        self._last = (request, made)
+        return made
 
 
 __all__ = ["RequestRecorder"]

@@ -46,6 +46,7 @@ from bench.records.run import AttemptRecord
 from bench.runner.agent import ToolServer, ToolSession
 from bench.runner.attempt import Attempt, EntrantFault
 from bench.runner.budget import Meter, OverBudget, effective_budget
+from bench.runner.recording import RequestRecorder
 from bench.targets.agent import TOKEN_REDACTED, AgentReplyError, read_usage, wire_messages
 from bench.targets.base import (
     AGENT_KINDS,
@@ -85,13 +86,16 @@ class _Recorded:
         self.used = 0
         self.diverged: str | None = None
         self.ended = False
+        # The attempt's own: its hash of a request is ``request.request_hash()``, from
+        # parts made once per attempt, and the attempt records the same request next.
+        self.recorder = RequestRecorder()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         if self.used >= len(self._exchanges):
             self.ended = True
             raise _RecordingEnds("the recording ends here")
         recorded = self._exchanges[self.used]
-        if request.request_hash() != recorded["request_hash"]:
+        if self.recorder.wire(request)[1] != recorded["request_hash"]:
             self.diverged = (
                 f"model call {self.used}: the harness would send another request than the one "
                 "recorded (the recorded conversation was not produced by this loop)"
@@ -293,6 +297,8 @@ async def _redrive(
         pricing=spec.pricing,
         tools=tools,
     )
+    if isinstance(target, _Recorded):
+        attempt.recorder = target.recorder
     ending, fault = "answered", None
     try:
         await attempt.run()
