@@ -470,6 +470,24 @@ def test_stored_digests_find_the_same_duplicates(
     assert (store.hits, store.misses) == (0, 1) and changed != read[1]
 
 
+def test_priming_a_store_keeps_the_digest_and_not_the_contents(tmp_path: Path) -> None:
+    """A board build makes every bundle's digest first (``DigestStore.prime``): the digest
+    lands in the store, equal to the one read in full, while the bundle's contents are not
+    kept in the process (most pairs stop at the digest); priming again reads nothing."""
+    (source,) = (p.parent for p in BASE.glob("results/*/*/manifest.json"))
+    bundle = tmp_path / "copy"
+    shutil.copytree(source, bundle)
+    digeststore._MEMO.clear()
+    store = DigestStore(tmp_path / "store")
+    store.prime(bundle)
+    assert (store.hits, store.misses) == (0, 1)
+    assert (bundle / ATTEMPTS).resolve() not in provenance._READ
+    store.prime(bundle)
+    assert (store.hits, store.misses) == (1, 1)
+    read = read_other(bundle)
+    assert read is not None and store.digest(bundle) == read[1]
+
+
 def test_another_bundle_is_read_once_per_process(tmp_path: Path) -> None:
     """The board verifies every bundle, and each verification looks at every other one: the
     other bundles' contents come from the process's cache until their file changes."""

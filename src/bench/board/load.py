@@ -326,7 +326,7 @@ def _prime_digest(work: tuple[BundlesLoader, Path]) -> None:
     loader, bundle = work
     where = loader._digest_dir()
     if where is not None:
-        DigestStore(where).digest(bundle)
+        DigestStore(where).prime(bundle)
 
 
 def _load_in_worker(work: tuple[BundlesLoader, Path, str | None]) -> _Loaded:

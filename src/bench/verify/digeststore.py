@@ -28,7 +28,7 @@ from bench.records.bundle import ATTEMPTS
 
 from .dependencies import code_digest
 from .layout import MAX_FILE_BYTES
-from .provenance import Digest, read_other
+from .provenance import Digest, contents_of_bundle, digest_of, read_other
 
 FORMAT = "bench-provenance-digest/1"
 _CHUNK = 1 << 20
@@ -119,7 +119,13 @@ class DigestStore:
         _MEMO[(self.directory, path)] = (stamp, found)
         return found
 
-    def _lookup(self, bundle: Path, path: Path) -> Digest | None:
+    def prime(self, bundle: Path) -> None:
+        """Put ``bundle``'s digest in the store unless it is there, without keeping the
+        bundle's contents in this process (``read_other`` keeps them, for a pair the digest
+        lets through): a board build makes every digest first, and most pairs stop there."""
+        self._lookup(bundle, (bundle / ATTEMPTS).resolve(), keep=False)
+
+    def _lookup(self, bundle: Path, path: Path, keep: bool = True) -> Digest | None:
         own = _file_key(path)
         key = None
         if own is not None:
@@ -132,13 +138,18 @@ class DigestStore:
                 self.hits += 1
                 return found
         self.misses += 1
-        read = read_other(bundle)
-        if read is None:
+        if keep:
+            read = read_other(bundle)
+            made = None if read is None else read[1]
+        else:
+            contents = contents_of_bundle(bundle)
+            made = None if contents is None else digest_of(contents)
+        if made is None:
             return None
         if key is not None:
             with contextlib.suppress(OSError):  # a store that cannot be written is only slower
-                write_atomic(self._path(key), _encode(read[1]))
-        return read[1]
+                write_atomic(self._path(key), _encode(made))
+        return made
 
 
 __all__ = ["FORMAT", "DigestStore"]
