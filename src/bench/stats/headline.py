@@ -195,8 +195,9 @@ def _numpy_studentized(
 
     values: npt.NDArray[np.float64] = np.asarray(x, dtype=np.float64)
     key = (tuple(families), B, seed)
-    if _LAST_MATRIX and _LAST_MATRIX[0][0] == key:
-        W, weighted = _LAST_MATRIX[0][1]
+    last = next(iter(_LAST_MATRIX), None)  # read once: another thread may replace it
+    if last is not None and last[0] == key:
+        W, weighted = last[1]
     else:
         W = resample_matrix(families, B, seed)
         weighted = W * task_weights(families)
