@@ -146,9 +146,10 @@ class BundlesLoader:
     they depend on (``entrycache``); None: every bundle is verified and read."""
     digests: Path | None = None
     """Where provenance keeps the bundles' digests (``DigestStore``): ``cache/provenance``
-    with a cache; for a build without one, a private temporary directory that ``load`` makes,
-    fills with every bundle's digest first (each bundle read once, by one of the processes)
-    and removes at the end, where each process used to read every bundle in full."""
+    with a cache; for a build without one, a private temporary directory that ``load`` makes
+    and removes at the end. Either way the bundles to verify get their digests first (each
+    bundle read once, by one of the processes), where each process used to read every other
+    bundle in full."""
 
     def load(self, repo_url: str | None) -> list[tuple[EntryInput, bytes]]:
         from .entrycache import EntryCache
@@ -211,7 +212,9 @@ class BundlesLoader:
         it."""
         from bench.verify.taskcache import TaskCache
 
-        prime = self.digests is not None and self.verify and self.cache is None
+        # Every digest first, once (into the cache's store, or the build's own scratch one):
+        # each verification then reads the others' digests instead of their bundles.
+        prime = self.verify and self._digest_dir() is not None
         if self.jobs <= 1 or len(bundles) <= 1:
             cache = TaskCache()
             if prime:
