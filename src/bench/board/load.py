@@ -213,8 +213,9 @@ class BundlesLoader:
         from bench.verify.taskcache import TaskCache
 
         # Every digest first, once (into the cache's store, or the build's own scratch one):
-        # each verification then reads the others' digests instead of their bundles.
-        prime = self.verify and self._digest_dir() is not None
+        # each verification then reads the others' digests instead of their bundles. One
+        # bundle alone (a rebuild after one new) needs none of its own.
+        prime = self.verify and self._digest_dir() is not None and len(bundles) > 1
         if self.jobs <= 1 or len(bundles) <= 1:
             cache = TaskCache()
             if prime:
