@@ -90,3 +90,22 @@ def test_pairwise_disagreement() -> None:
     assert pairwise_disagreement([]) is None
     with pytest.raises(ValueError):
         pairwise_disagreement(["yes", "no"])  # type: ignore[list-item]
+
+
+def test_all_attempts_drawn_is_the_exact_formula_to_the_bit() -> None:
+    """k = n (every repeat drawn; all of k = 1 at one repeat) takes a shortcut: the same bits
+    as the exact formulas, -0.0 included (a Fraction has no negative zero)."""
+    from fractions import Fraction
+    from math import comb
+
+    for n in range(1, 6):
+        for c in range(n + 1):
+            assert pass_at_k(n, c, n) == float(1 - Fraction(comb(n - c, n), comb(n, n)))
+            assert pass_hat_k(n, c, n) == float(Fraction(comb(c, n), comb(n, n)))
+    for scores in ([0.3], [-0.0], [0.0, -0.0], [1.0, 0.25, 0.1 + 0.2], [0.7, 0.7, 0.2]):
+        n = len(scores)
+        s = sorted(Fraction(v) for v in scores)
+        high = float(sum((v * comb(i - 1, n - 1) for i, v in enumerate(s, 1)), Fraction(0)))
+        low = float(sum((v * comb(n - i, n - 1) for i, v in enumerate(s, 1)), Fraction(0)))
+        assert repr(expected_max_of_k(scores, n)) == repr(high)
+        assert repr(expected_min_of_k(scores, n)) == repr(low)

@@ -28,16 +28,20 @@ def _check_nck(n: int, c: int, k: int) -> tuple[int, int, int]:
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Probability that at least one of k attempts (drawn from n with c passes) passes."""
     n, c, k = _check_nck(n, c, k)
+    if k == n:  # every attempt drawn: C(n-c, n) is 1 when none passed, else 0 (exactly)
+        return 1.0 if c else 0.0
     return float(1 - Fraction(math.comb(n - c, k), math.comb(n, k)))
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
     """tau-bench pass^k: probability that all k attempts (drawn from n with c passes) pass."""
     n, c, k = _check_nck(n, c, k)
+    if k == n:  # every attempt drawn: C(c, n) is 1 when all passed, else 0 (exactly)
+        return 1.0 if c == n else 0.0
     return float(Fraction(math.comb(c, k), math.comb(n, k)))
 
 
-def _sorted_scores(scores: Sequence[float], k: int) -> tuple[list[Fraction], int]:
+def _sorted_values(scores: Sequence[float], k: int) -> tuple[list[float], int]:
     k = operator.index(k)
     values = [float(s) for s in scores]
     if not values:
@@ -46,21 +50,27 @@ def _sorted_scores(scores: Sequence[float], k: int) -> tuple[list[Fraction], int
         raise ValueError("scores must be finite numbers")
     if not 1 <= k <= len(values):
         raise ValueError(f"k must be between 1 and n={len(values)}, got {k}")
-    return [Fraction(v) for v in sorted(values)], k
+    return sorted(values), k
 
 
 def expected_max_of_k(scores: Sequence[float], k: int) -> float:
     """E[max of k scores drawn without replacement] = sum_i s_(i) C(i-1, k-1) / C(n, k)."""
-    s, k = _sorted_scores(scores, k)
-    n = len(s)
+    values, k = _sorted_values(scores, k)
+    n = len(values)
+    if k == n:  # all of them: the largest, exactly (+ 0.0: a Fraction has no -0.0)
+        return values[-1] + 0.0
+    s = [Fraction(v) for v in values]
     total = sum((v * math.comb(i - 1, k - 1) for i, v in enumerate(s, start=1)), Fraction(0))
     return float(total / math.comb(n, k))
 
 
 def expected_min_of_k(scores: Sequence[float], k: int) -> float:
     """E[min of k scores drawn without replacement] = sum_i s_(i) C(n-i, k-1) / C(n, k)."""
-    s, k = _sorted_scores(scores, k)
-    n = len(s)
+    values, k = _sorted_values(scores, k)
+    n = len(values)
+    if k == n:  # all of them: the smallest, exactly
+        return values[0] + 0.0
+    s = [Fraction(v) for v in values]
     total = sum((v * math.comb(n - i, k - 1) for i, v in enumerate(s, start=1)), Fraction(0))
     return float(total / math.comb(n, k))
 
