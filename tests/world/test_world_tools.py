@@ -61,6 +61,30 @@ def test_tool_defs_in_task_order(world: World) -> None:
     ]
 
 
+def test_tool_parts_are_made_once_per_task_and_are_what_the_recorder_makes(
+    world: World,
+) -> None:
+    """Every fresh world of a task shares one list of its tools' JSON forms and canonical
+    bytes; a request recorded with them offered is the request recorded without (its dump and
+    its hash), so cassettes match whichever made the parts."""
+    from bench.core.canonical import canonical_json
+    from bench.core.trace import Message
+    from bench.runner.recording import RequestRecorder
+    from bench.targets.base import ModelRequest
+
+    first, second = world.fresh(), world.fresh()
+    parts = first.tool_parts()
+    assert second.tool_parts() is parts and world.tool_parts() is parts
+    defs = second.tool_defs()
+    assert parts == [(d.model_dump(mode="json"), canonical_json(d.model_dump(mode="json")))
+                     for d in defs]  # fmt: skip
+    request = ModelRequest(model="m", messages=[Message(role="user", content="hi")], tools=defs)
+    offered = RequestRecorder()
+    offered.offer(defs, parts)
+    assert offered.wire(request) == RequestRecorder().wire(request)
+    assert offered.wire(request) == (request.wire(), request.request_hash())
+
+
 def test_schema_violations_name_the_argument(world: World) -> None:
     assert world.call("lookup_order", {"order_id": 1041}) == ToolResult(
         error="invalid arguments for lookup_order: "

@@ -127,6 +127,7 @@ class Attempt:
         spec = self.target.spec
         params: dict[str, Any] = dict(spec.params)
         tools = self.world.tool_defs()
+        self.recorder.offer(tools, self.world.tool_parts())  # made once per task, not attempt
         selection = spec.tool_selection
         if selection is not None and selection.policy == "top-k":
             # Shown as a router would: the top k for the latest user message.

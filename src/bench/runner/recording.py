@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from bench.core.canonical import canonical_json, sha256_hex
+from bench.core.trace import ToolDef
 from bench.targets.base import ModelRequest
 
 
@@ -35,6 +36,13 @@ class RequestRecorder:
         # The last request and what was made of it: a re-drive asks for a request's hash
         # (to match the recording) and then records the same request object.
         self._last: tuple[ModelRequest, tuple[dict[str, Any], str]] | None = None
+
+    def offer(self, items: list[ToolDef], parts: list[tuple[dict[str, Any], bytes]]) -> None:
+        """``items``' parts, already made (``World.tool_parts``: once per task): what
+        ``_part`` would make of each, as the world made it from the same JSON."""
+        for item, (wire, canonical) in zip(items, parts, strict=True):
+            if id(item) not in self._parts:
+                self._parts[id(item)] = (item, wire, canonical)
 
     def _part(self, item: BaseModel) -> tuple[dict[str, Any], bytes]:
         known = self._parts.get(id(item))

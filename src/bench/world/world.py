@@ -90,6 +90,8 @@ class World:
         self._schemas: dict[str, str] = {}  # tool name -> the schema's cache key
         self._offered: dict[str, str] = {}  # tool name -> its parameters as JSON, in order
         self._defs: list[ToolDef] | None = None
+        # tool_parts(), made once for the task and shared by every fresh() world of it
+        self._parts: list[list[tuple[dict[str, Any], bytes]]] = []
         for tool in task.tools:
             name: str
             schema: dict[str, Any]
@@ -130,6 +132,7 @@ class World:
         world._schemas = self._schemas
         world._offered = self._offered
         world._defs = None
+        world._parts = self._parts
         world._state = json.loads(self._start)
         world._start = self._start
         return world
@@ -155,6 +158,19 @@ class World:
                 for tool in self._tools.values()
             ]
         return list(self._defs)
+
+    def tool_parts(self) -> list[tuple[dict[str, Any], bytes]]:
+        """Each of ``tool_defs()``, in its order, as its JSON form (``model_dump(mode="json")``)
+        and that form's canonical bytes: what the request recorder makes of a tool, made once
+        for the task (every fresh world shares them) instead of once per attempt. The forms
+        are shared by the records of every attempt, which never change them."""
+        if not self._parts:
+            made = []
+            for tool in self.tool_defs():
+                wire = tool.model_dump(mode="json")
+                made.append((wire, canonical_json(wire)))
+            self._parts.append(made)
+        return self._parts[0]
 
     def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
         """Run one tool call (see the module docstring for the resolution order)."""
