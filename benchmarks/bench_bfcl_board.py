@@ -307,9 +307,9 @@ def bench_cache(work: Path, task_dir: Path, results: Path, n: int) -> None:
                                           "--cache", str(cache)))  # fmt: skip
     warm = check_site(site, n, verified=True)
     rows.append((f"{n} bundles, nothing changed (reuse all)", wall, cpu, done))
-    site = work / "site-no-cache"
-    if not (site / "index.html").exists():
-        timed(board_command(work, task_dir, results, site, "--strict"))
+    site = work / "site-no-cache"  # built again each time: an older one may be another code's
+    shutil.rmtree(site, ignore_errors=True)
+    timed(board_command(work, task_dir, results, site, "--strict"))
     plain = check_site(site, n, verified=True)
     print("\n3. bench board build --strict --cache DIR (verified), whole process")
     for name, wall, cpu, done in rows:
