@@ -2,7 +2,7 @@
 suite under ``results/``, and ``bench board build`` over them, verified and not.
 
     .venv/bin/python benchmarks/bench_bfcl_board.py [--entrants 100] [--rounds 3]
-        [--work DIR] [--profile] [--skip-verified] [--cache-only | --publish-only]
+        [--work DIR] [--profile] [--skip-verified] [--cache-only [--seal] | --publish-only]
 
 ``--work DIR`` keeps (and on the next call reuses) the import, the runs and the bundles:
 making 100 runs of 3,628 attempts takes about ten minutes of two cores; measuring them does
@@ -35,7 +35,8 @@ Then, in this process, a per-bundle breakdown on ``--sample`` bundles: ``verify_
 ``load_run`` and ``summarize`` (the steps ``BundlesLoader`` took per bundle before this
 change), and what ``BundlesLoader`` takes now. ``--publish-only`` times instead the publish
 workflow's checks as they were (a ``bench verify`` process per bundle, ``--sample`` of them
-timed, then the build) against the build. ``--profile`` adds a cProfile of one bundle's
+timed, then the build) against the build. ``--seal`` seals section 3's cache with a random key
+and prunes it, as the publish workflow does. ``--profile`` adds a cProfile of one bundle's
 ``verify_bundle`` and of a ``--no-verify`` load. Every build must put every bundle on the
 board as verified (exit 1 otherwise).
 """
@@ -274,12 +275,22 @@ def bench_builds(work: Path, task_dir: Path, results: Path, n: int, rounds: int,
     print(f"   site digest (verified builds): {sorted(digests)}")
 
 
-def bench_cache(work: Path, task_dir: Path, results: Path, n: int) -> None:
+SEAL_VARIABLE = "BENCH_BOARD_SEAL_KEY"
+
+
+def bench_cache(work: Path, task_dir: Path, results: Path, n: int, seal: bool = False) -> None:
     """``--cache``: a board rebuilt when one bundle is added (the newest: every other
     bundle's key stays), and rebuilt again with nothing changed; each the same page as a build
-    without a cache would make."""
+    without a cache would make, whose time is the baseline. ``seal``: as the publish workflow
+    builds, the cache sealed with a key (``--cache-key-env``) and pruned (``--cache-prune``)."""
+    import secrets
+
     from bench.verify.provenance import created_of
 
+    flags = []
+    if seal:  # a fresh random key: a cache of another key would all miss anyway
+        os.environ[SEAL_VARIABLE] = secrets.token_hex(32)
+        flags = ["--cache-key-env", SEAL_VARIABLE, "--cache-prune"]
     cache = work / "board-cache"
     shutil.rmtree(cache, ignore_errors=True)
     bundles = sorted(results.glob("*/*/manifest.json"))
@@ -292,29 +303,34 @@ def bench_cache(work: Path, task_dir: Path, results: Path, n: int) -> None:
     try:
         site = work / "site-cache-cold"
         wall, cpu, done = timed(board_command(work, task_dir, results, site, "--strict",
-                                              "--cache", str(cache)))  # fmt: skip
+                                              "--cache", str(cache), *flags))  # fmt: skip
         check_site(site, n - 1, verified=True)
         rows.append((f"{n - 1} bundles, cache empty (verify all, fill it)", wall, cpu, done))
     finally:
         shutil.move(aside / newest.name, newest)
     site = work / "site-cache-one-new"
     wall, cpu, done = timed(board_command(work, task_dir, results, site, "--strict",
-                                          "--cache", str(cache)))  # fmt: skip
+                                          "--cache", str(cache), *flags))  # fmt: skip
     one_new = check_site(site, n, verified=True)
     rows.append((f"{n} bundles, one new (verify it, reuse {n - 1})", wall, cpu, done))
     site = work / "site-cache-warm"
     wall, cpu, done = timed(board_command(work, task_dir, results, site, "--strict",
-                                          "--cache", str(cache)))  # fmt: skip
+                                          "--cache", str(cache), *flags))  # fmt: skip
     warm = check_site(site, n, verified=True)
     rows.append((f"{n} bundles, nothing changed (reuse all)", wall, cpu, done))
     site = work / "site-no-cache"  # built again each time: an older one may be another code's
     shutil.rmtree(site, ignore_errors=True)
-    timed(board_command(work, task_dir, results, site, "--strict"))
+    cold_wall, cold_cpu, _ = timed(board_command(work, task_dir, results, site, "--strict"))
     plain = check_site(site, n, verified=True)
-    print("\n3. bench board build --strict --cache DIR (verified), whole process")
+    sealed = " --cache-key-env VAR --cache-prune (sealed)" if seal else ""
+    print(f"\n3. bench board build --strict --cache DIR{sealed} (verified), whole process")
     for name, wall, cpu, done in rows:
         said = next((ln for ln in done.stdout.splitlines() if ln.startswith("cache:")), "")
         print(f"   {name:48} wall {wall:7.2f} s, CPU {cpu:7.2f} s  ({said})")
+        print(f"   {'':48} / the build without a cache: wall {wall / cold_wall:.3f}, "
+              f"CPU {cpu / cold_cpu:.3f}")  # fmt: skip
+    label = f"baseline: {n} bundles, no cache (verify all)"
+    print(f"   {label:48} wall {cold_wall:7.2f} s, CPU {cold_cpu:7.2f} s")
     print(f"   site digests: one new {one_new}, warm {warm}, without a cache {plain}")
     if len({one_new, warm, plain}) != 1:
         sys.exit("a cached build differs from the build without a cache")
@@ -424,6 +440,8 @@ def main() -> None:
     parser.add_argument("--make-only", action="store_true", help="make the bundles, time nothing")
     parser.add_argument("--cache-only", action="store_true",
                         help="time only the --cache builds (section 3)")  # fmt: skip
+    parser.add_argument("--seal", action="store_true",
+                        help="section 3 sealed and pruned, as the publish workflow")  # fmt: skip
     parser.add_argument("--publish-only", action="store_true",
                         help="time only the publish workflow's checks (section 4)")  # fmt: skip
     args = parser.parse_args()
@@ -442,7 +460,7 @@ def main() -> None:
             return
         if not args.cache_only:
             bench_builds(work, task_dir, results, args.entrants, args.rounds, args.skip_verified)
-        bench_cache(work, task_dir, results, args.entrants)
+        bench_cache(work, task_dir, results, args.entrants, seal=args.seal)
         if not args.cache_only:
             breakdown(work, task_dir, results, args.sample, args.profile)
         print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

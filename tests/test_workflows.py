@@ -56,7 +56,16 @@ def test_pinned_least_privilege_no_persisted_credentials(path: Path) -> None:
                 assert step["with"]["persist-credentials"] is False
             run = step.get("run", "")
             assert "${{" not in run, f"{path.name}: untrusted text reaches run: only via env:"
-    assert "secrets." not in text or path.name == "comment.yml"
+    # One secret in all the workflows: the board cache's seal key, read by publish.yml's build
+    # job (whose environment admits main only) in the one step that builds, through env:.
+    named = re.findall(r"secrets\.\w+", text)
+    if path.name != "publish.yml":
+        assert named == []
+        return
+    assert named == ["secrets.BOARD_CACHE_KEY"]
+    assert data["jobs"]["build"]["environment"] == "board-cache"
+    (step,) = [s for s in data["jobs"]["build"]["steps"] if "secrets." in str(s)]
+    assert step["env"] == {"BOARD_CACHE_KEY": "${{ secrets.BOARD_CACHE_KEY }}"}
 
 
 @pytest.mark.parametrize("mode", [[], ["--pedantic"]], ids=["default", "pedantic"])
@@ -172,6 +181,7 @@ def _run_steps(
     known = {
         "github.event.pull_request.base.sha": env.get("BASE_SHA", ""),
         "github.event.pull_request.number": env.get("PR_NUMBER", ""),
+        "secrets.BOARD_CACHE_KEY": env.get("BOARD_CACHE_KEY", ""),
         **(context or {}),
     }
     path = f"{BIN}:{os.environ['PATH']}"
@@ -654,7 +664,19 @@ def test_publish_uses_the_lock_full_history_and_results_only() -> None:
     args = board["run"].split()
     assert "--no-runs" in args and "--results results" in board["run"] and "--strict" in args
     # Verification is the build's own (every bundle under results/, --strict): never skipped.
-    assert "--no-verify" not in args and "--cache" not in board["run"]
+    # A cache is used only sealed with the environment's key, never trusted as it is.
+    assert "--no-verify" not in args
+    assert board["run"].count("--cache ") == 1
+    assert re.search(
+        r'if \[ -n "\$BOARD_CACHE_KEY" \]; then\n\s+cache_args=\(--cache '
+        r'"\$RUNNER_TEMP/board-cache" --cache-key-env BOARD_CACHE_KEY --cache-prune\)',
+        board["run"],
+    )
+    assert board["env"] == {"BOARD_CACHE_KEY": "${{ secrets.BOARD_CACHE_KEY }}"}
+    job = _load(REPO / ".github" / "workflows" / "publish.yml")["jobs"]["build"]
+    assert job["environment"] == "board-cache"
+    cache = next(s for s in build if str(s.get("uses", "")).startswith("actions/cache@"))
+    assert cache["with"]["path"] == "${{ runner.temp }}/board-cache"
 
 
 def test_board_build_with_no_runs_leaves_local_runs_out(tmp_path: Path) -> None:
@@ -684,10 +706,11 @@ def test_board_build_with_no_runs_leaves_local_runs_out(tmp_path: Path) -> None:
 PAGES_ENV = {"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "bench-suite/bench"}
 
 
-def _publish(repo: Path, tmp: Path) -> list[tuple[str, int, str]]:
+def _publish(repo: Path, tmp: Path, seal_key: str = "") -> list[tuple[str, int, str]]:
     temp = tmp / "runner-temp"
     temp.mkdir(exist_ok=True)
-    results = _run_steps(repo, "publish.yml", "build", {"RUNNER_TEMP": str(temp), **PAGES_ENV}, tmp)
+    env = {"RUNNER_TEMP": str(temp), "BOARD_CACHE_KEY": seal_key, **PAGES_ENV}
+    results = _run_steps(repo, "publish.yml", "build", env, tmp)
     return [(name, r.returncode, r.stdout + r.stderr) for name, r in results]
 
 
@@ -739,6 +762,25 @@ def test_publish_builds_a_populated_board_whose_notes_do_not_fail_strict(tmp_pat
     assert "tasks (< 10)" in steps[-1][2]
     page = (repo / "site" / "index.html").read_text(encoding="utf-8")
     assert "Mini Good" in page and "No results yet" not in page
+
+
+def test_publish_uses_a_sealed_cache_only_with_the_environments_key(tmp_path: Path) -> None:
+    repo = _populated(tmp_path, registered=True)
+    cache = tmp_path / "runner-temp" / "board-cache"
+    steps = _publish(repo, tmp_path)
+    assert [code for _, code, _ in steps] == [0, 0] and "cache:" not in steps[-1][2]
+    assert not cache.exists()  # no key: cold, and nothing for actions/cache to save
+    first = (repo / "site" / "board.json").read_bytes()
+    key = "k" * 64
+    for reused in (0, 1):  # the runner's cache directory survives, as actions/cache restores it
+        steps = _publish(repo, tmp_path, seal_key=key)
+        assert [code for _, code, _ in steps] == [0, 0], steps[-1][2]
+        assert f"cache: {reused} bundle(s) reused from {cache}, sealed; 0 stale" in steps[-1][2]
+        assert key not in steps[-1][2]
+        assert (repo / "site" / "board.json").read_bytes() == first
+    # A cache written with another key (or by anyone without it) is not used.
+    steps = _publish(repo, tmp_path, seal_key="o" * 64)
+    assert f"cache: 0 bundle(s) reused from {cache}, sealed" in steps[-1][2]
 
 
 def test_publish_strict_fails_on_an_unknown_entrant(tmp_path: Path) -> None:

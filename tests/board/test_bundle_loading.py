@@ -9,14 +9,18 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bench.board import BuildOptions, build
+from bench.board.build import BuildResult
 from bench.board.entries import EntryInput, from_summary
+from bench.board.entrycache import EntryCache
 from bench.board.errors import BoardInputError
 from bench.board.load import BundlesLoader, _BundleRunDir, _digest
+from bench.core.seal import MAGIC, SealKey, seal
 from bench.reports.summary import summarize
 from bench.runner import RunRequest, start_run
 from bench.signing import public_line, signer_line
@@ -25,6 +29,7 @@ from bench.testing.keys import write_private_key
 from bench.verify import VerifyOptions, verify_bundle
 from bench.verify.records import load_run
 from bench.verify.render import render_text
+from bench.verify.taskcache import TaskCache
 
 REPO = Path(__file__).resolve().parents[2]
 MINI = REPO / "tests" / "fixtures" / "mini"
@@ -387,3 +392,155 @@ def test_digests_hashed_in_threads_are_the_serial_ones(results: Results, threads
     )
     serial = VerdictInputs(results.results)
     assert [inputs.key(b, options) for b in bundles] == [serial.key(b, options) for b in bundles]
+
+
+# --- a sealed cache (--cache-key-env, bench.core.seal) and --cache-prune --------------------
+
+KEY = SealKey(b"k" * 32)
+OTHER_KEY = SealKey(b"o" * 32)
+
+
+def _sealed(results: Results, out: Path, cache: Path, key: SealKey | None) -> BuildOptions:
+    return replace(_cached(results, out, cache), cache_key=key)
+
+
+def test_a_sealed_cache_is_reused_only_under_its_own_key(results: Results, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cold = build(_sealed(results, tmp_path / "cold", cache, KEY))
+    assert cold.reused == 0
+    files = [p for p in cache.rglob("*") if p.is_file() and p.suffix in {".json", ".tokens"}]
+    assert files and all(p.read_bytes().startswith(MAGIC) for p in files)
+    warm = build(_sealed(results, tmp_path / "warm", cache, KEY))
+    assert warm.reused == 2
+    assert list(_files(tmp_path / "warm")) == list(_files(tmp_path / "cold"))
+    for key in (OTHER_KEY, None):  # another key, or none: nothing is taken from it
+        other = build(_sealed(results, tmp_path / f"other-{key}", cache, key))
+        assert other.reused == 0
+        assert list(_files(tmp_path / f"other-{key}")) == list(_files(tmp_path / "cold"))
+
+
+def _forged_cache(results: Results, tmp_path: Path) -> tuple[Path, Path, str]:
+    """The attack a sealed cache stops: mini-crashes-on-refunds' bundle tampered with so it
+    no longer verifies, and an entry planted under the very key a build computes for it,
+    saying it verified. Returns (cache, tampered bundle, its key)."""
+
+    cache = tmp_path / "cache"
+    build(_cached(results, tmp_path / "cold", cache))
+    (bundle,) = (results.results / "mini-crashes-on-refunds").iterdir()
+    data = bundle / "attempts.jsonl.gz"
+    lines = gzip.decompress(data.read_bytes()).replace(b'"value":0.0', b'"value":1.0', 1)
+    data.write_bytes(gzip.compress(lines))
+    loader = replace(_loader(results, 1), cache=cache)
+    keys = loader._keys(loader.bundles(), None)
+    entry, digest = loader.load_one(bundle, None, TaskCache())  # type: ignore[misc]
+    assert not entry.verified
+    forged = replace(entry, verified=True, verified_note="verified", verify_detail=None)
+    key = keys[bundle]
+    assert key is not None
+    EntryCache(cache).put(key, forged, digest)
+    return cache, bundle, key
+
+
+def _row(result: BuildResult, entrant: str) -> Any:
+    (row,) = [e for c in result.board.cohorts for e in c.entries if e.entrant == entrant]
+    return row
+
+
+def test_a_planted_entry_fools_a_trusted_cache_but_not_a_sealed_one(
+    results: Results, tmp_path: Path
+) -> None:
+    cache, _, key = _forged_cache(results, tmp_path)
+    trusted = build(_cached(results, tmp_path / "trusted", cache))  # the attack works unsealed
+    assert _row(trusted, "mini-crashes-on-refunds").verified
+    sealed = build(_sealed(results, tmp_path / "sealed", cache, KEY))
+    assert not _row(sealed, "mini-crashes-on-refunds").verified
+    # A sealed file's tag names its key: the planted body under a good tag of another key,
+    # or a sealed entry moved to this key, is refused as well.
+    path = cache / key[:2] / f"{key}.json"
+    body = path.read_bytes()
+    for name in (f"entry:{'0' * 64}", f"entry:{key}x"):
+        path.write_bytes(seal(KEY, name, body))
+        again = build(_sealed(results, tmp_path / f"again-{name[-1]}", cache, KEY))
+        assert not _row(again, "mini-crashes-on-refunds").verified
+
+
+def test_a_planted_digest_is_a_miss_in_a_sealed_store(results: Results, tmp_path: Path) -> None:
+    from bench.verify import digeststore
+    from bench.verify.digeststore import DigestStore, _encode, digest_key
+    from bench.verify.provenance import Digest
+
+    (bundle,) = (results.results / "mini-good").iterdir()
+    store = tmp_path / "store"
+    real = DigestStore(store, KEY).digest(bundle)
+    assert real is not None and real.tasks
+    key = digest_key(bundle)
+    assert key is not None
+    # a digest that rules every pair out (no tasks): a duplicate would hide behind it
+    empty = Digest(frozenset(), frozenset(), frozenset(), frozenset())
+    (store / key[:2] / f"{key}.tokens").write_bytes(_encode(empty))
+    digeststore._MEMO.clear()
+    assert DigestStore(store).digest(bundle) == empty  # trusted as it is: fooled
+    sealed = DigestStore(store, KEY)
+    assert sealed.digest(bundle) == real and sealed.misses == 1
+
+
+def test_prune_removes_only_stale_files_of_the_cache_layout(
+    results: Results, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    build(_sealed(results, tmp_path / "cold", cache, KEY))
+    kept = sorted(p for p in cache.rglob("*") if p.is_file())
+    stale = [
+        cache / "ab" / f"ab{'1' * 62}.json",
+        cache / "provenance" / "cd" / f"cd{'2' * 62}.tokens",
+    ]
+    foreign = [cache / "notes.txt", cache / "ab" / "README", cache / "ef" / f"ab{'3' * 62}.json"]
+    for path in [*stale, *foreign]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x")
+    pruned = build(replace(_sealed(results, tmp_path / "pruned", cache, KEY), cache_prune=True))
+    assert pruned.pruned == 2 and pruned.reused == 2
+    assert not any(p.exists() for p in stale)
+    assert all(p.exists() for p in foreign)
+    now = sorted(p for p in cache.rglob("*") if p.is_file())
+    assert now == sorted([*kept, *foreign])
+    assert not (cache / "provenance" / "cd").exists()
+    assert list(_files(tmp_path / "pruned")) == list(_files(tmp_path / "cold"))
+
+
+def test_the_cli_reads_the_seal_key_from_the_environment_and_never_prints_it(
+    results: Results, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from bench.board.errors import BoardUsageError
+    from bench.cli.board_cmd import board
+
+    args = [
+        "build", "--no-runs", "--results", str(results.results), "--out", str(tmp_path / "site"),
+        "--allowed-signers", str(results.signers), "--tasks", str(results.tasks),
+        "--submissions", str(tmp_path / "none"), "--resamples", "50", "--jobs", "1",
+    ]  # fmt: skip
+    secret = "s3cret-" + "x" * 30
+    cache = ["--cache", str(tmp_path / "cache")]
+    sealed = [*cache, "--cache-key-env", "BENCH_TEST_SEAL"]
+    runner = CliRunner()
+    cases = [
+        (sealed, {}, "BOARD_CACHE_KEY"),
+        (sealed, {"BENCH_TEST_SEAL": "short"}, "BOARD_CACHE_KEY"),
+        (["--cache-key-env", "BENCH_TEST_SEAL"], {"BENCH_TEST_SEAL": secret}, "BOARD_CACHE"),
+        (["--cache-prune"], {}, "BOARD_CACHE"),
+    ]  # fmt: skip
+    for extra, env, code in cases:
+        result = runner.invoke(board, [*args, *extra], env={"BENCH_TEST_SEAL": None, **env})
+        assert isinstance(result.exception, BoardUsageError), result.output
+        assert result.exception.code == code and result.exception.exit_code == 2
+        assert "short" not in str(result.exception) and secret not in str(result.exception)
+    assert not (tmp_path / "site").exists()
+    extra = [*sealed, "--cache-prune"]
+    for reused in (0, 2):
+        result = runner.invoke(board, [*args, *extra], env={"BENCH_TEST_SEAL": secret})
+        assert result.exit_code == 0, result.output
+        assert secret not in result.output
+        line = f"cache: {reused} bundle(s) reused from {tmp_path / 'cache'}, sealed; 0 stale"
+        assert line in result.output

@@ -22,6 +22,7 @@ from .registry import attach_registry, load_registry
 from .rows import build_rows
 
 if TYPE_CHECKING:
+    from bench.core.seal import SealKey
     from bench.core.suite import SuiteManifest
 
 
@@ -50,6 +51,11 @@ class BuildOptions:
     # ``--cache DIR``: entries of bundles verified (or read) by an earlier build, reused when
     # nothing they depend on changed (entrycache.py); None: every bundle verified and read.
     cache: Path | None = None
+    # ``--cache-key-env VAR``: the cache's files are sealed with this key, and one that does
+    # not carry its tag is a miss (bench.core.seal); None: the directory is trusted as it is.
+    cache_key: SealKey | None = field(default=None, repr=False)
+    # ``--cache-prune``: remove the cached entries and digests this build's bundles do not use.
+    cache_prune: bool = False
     extra_loaders: tuple[Loader, ...] = field(default=())
 
 
@@ -66,6 +72,8 @@ class BuildResult:
     """Every page written, (path, its board), the index first: one per suite."""
     reused: int | None = None
     """Bundles taken from ``--cache`` (None: built without a cache)."""
+    pruned: int | None = None
+    """Stale cache files removed (``--cache-prune``; None: not asked)."""
 
 
 def check_options(options: BuildOptions) -> None:
@@ -80,6 +88,9 @@ def check_options(options: BuildOptions) -> None:
         raise BoardUsageError("must be a non-negative integer", field="--seed")
     if options.cache is not None:
         _check_writable(options.cache)
+    elif options.cache_key is not None or options.cache_prune:
+        flag = "--cache-key-env" if options.cache_key is not None else "--cache-prune"
+        raise BoardUsageError("needs --cache DIR", code="BOARD_CACHE", field=flag)
 
 
 def _check_writable(directory: Path) -> None:
@@ -233,6 +244,8 @@ def build(options: BuildOptions) -> BuildResult:
             suite_tasks={name: tasks for name, (tasks, _) in suites.items()},
             jobs=options.jobs,
             cache=options.cache,
+            cache_key=options.cache_key,
+            cache_prune=options.cache_prune,
         )
         loaders.append(bundles)
     loaded, inputs_hash = load_all(loaders, options.repo_url)
@@ -306,6 +319,7 @@ def build(options: BuildOptions) -> BuildResult:
         problems=tuple(problems),
         pages=tuple((options.out / f"{stem}.html", board) for stem, board in boards),
         reused=sum(bundles.reused) if bundles is not None and options.cache is not None else None,
+        pruned=sum(bundles.pruned) if bundles is not None and options.cache_prune else None,
     )
 
 

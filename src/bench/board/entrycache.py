@@ -10,9 +10,11 @@ repository URL, the results directory's name and whether it was verified). A key
 found, or a file that does not read back as an entry, is a miss: the bundle is verified and
 read again, never trusted. Refusals are not kept.
 
-The directory is trusted like the code: whoever can write it can put any entry on the board.
-Keep it on the machine that builds; never restore it from a cache a pull request can write
-(docs/DECISIONS.md, 42). The publish workflow builds without it.
+Unsealed, the directory is trusted like the code: whoever can write it can put any entry on
+the board. Keep it on the machine that builds. With a key (``--cache-key-env VAR``,
+``bench.core.seal``) each file carries an HMAC tag over its key and bytes, and a file without
+the tag of this key is a miss: the publish workflow restores such a cache from GitHub's, which
+others may be able to write (docs/DECISIONS.md, 42).
 """
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.core.atomic import write_atomic
+from bench.core.keyed import keyed_path, prune
+from bench.core.seal import SealKey, seal, unseal
 
 from .entries import EntryInput, FailedInput, RunHeadline
 
 FORMAT = "bench-board-entry/1"
+SUFFIX = ".json"
 
 
 def _encode(entry: EntryInput, digest: bytes) -> bytes:
@@ -59,13 +64,14 @@ def _decode(raw: bytes) -> tuple[EntryInput, bytes]:
 class EntryCache:
     """Entries by key under ``directory`` (see the module docstring)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, key: SealKey | None = None) -> None:
         self.directory = directory
+        self.seal_key = key
         self.hits = 0
         self.misses = 0
 
     def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
+        return keyed_path(self.directory, key, SUFFIX)
 
     @staticmethod
     def key(*parts: str) -> str:
@@ -79,7 +85,8 @@ class EntryCache:
             self.misses += 1
             return None
         try:
-            found = _decode(self._path(key).read_bytes())
+            raw = unseal(self.seal_key, f"entry:{key}", self._path(key).read_bytes())
+            found = _decode(raw)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.misses += 1
             return None
@@ -94,10 +101,14 @@ class EntryCache:
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, _encode(entry, digest))
+            write_atomic(path, seal(self.seal_key, f"entry:{key}", _encode(entry, digest)))
         except OSError:
             return False
         return True
+
+    def prune(self, wanted: set[str]) -> int:
+        """Remove every entry whose key is not in ``wanted``; how many were removed."""
+        return prune(self.directory, SUFFIX, wanted)
 
 
 __all__ = ["EntryCache"]

@@ -27,7 +27,9 @@ from .entries import EntryInput, from_summary
 from .errors import BoardInputError
 
 if TYPE_CHECKING:
+    from bench.core.seal import SealKey
     from bench.verify import VerifyOptions
+    from bench.verify.digeststore import DigestStore
     from bench.verify.taskcache import TaskCache
 
 
@@ -144,6 +146,14 @@ class BundlesLoader:
     cache: Path | None = None
     """``bench board build --cache DIR``: entries kept from earlier builds, by a key over all
     they depend on (``entrycache``); None: every bundle is verified and read."""
+    cache_key: SealKey | None = field(default=None, repr=False)
+    """``--cache-key-env VAR``: the cache's files are sealed with this key and a file without
+    its tag is a miss (``bench.core.seal``); None: the cache directory is trusted as it is."""
+    cache_prune: bool = False
+    """``--cache-prune``: after the build, remove every cached entry and digest this build's
+    bundles do not use."""
+    pruned: list[int] = field(default_factory=list, compare=False)
+    """How many stale cache files each ``load`` removed (``cache_prune``)."""
     digests: Path | None = None
     """Where provenance keeps the bundles' digests (``DigestStore``): ``cache/provenance``
     with a cache; for a build without one, a private temporary directory that ``load`` makes
@@ -155,7 +165,7 @@ class BundlesLoader:
         from .entrycache import EntryCache
 
         bundles = self.bundles()
-        store = EntryCache(self.cache) if self.cache is not None else None
+        store = EntryCache(self.cache, self.cache_key) if self.cache is not None else None
         keys: dict[Path, str | None] = {}
         found: dict[Path, tuple[EntryInput, bytes]] = {}
         if store is not None:
@@ -176,7 +186,21 @@ class BundlesLoader:
                 if keep and store is not None and not store.put(keys.get(bundle), *loaded):
                     store = None  # unwritable since check_options tried it: go on without
         self.reused.append(len(bundles) - len(todo))
+        if self.cache_prune and self.cache is not None:
+            self.pruned.append(self._prune(bundles, keys))
         return [found[bundle] for bundle in bundles]
+
+    def _prune(self, bundles: list[Path], keys: dict[Path, str | None]) -> int:
+        """Remove the cache's entries and digests that none of ``bundles`` uses now."""
+        from bench.verify.digeststore import DigestStore, digest_key
+
+        from .entrycache import EntryCache
+
+        assert self.cache is not None
+        entries = {key for key in keys.values() if key is not None}
+        removed = EntryCache(self.cache).prune(entries)
+        digests = {key for bundle in bundles if (key := digest_key(bundle)) is not None}
+        return removed + DigestStore(self.cache / "provenance").prune(digests)
 
     def _digest_dir(self) -> Path | None:
         if self.digests is not None:
@@ -242,7 +266,6 @@ class BundlesLoader:
 
     def _options(self, bundle: Path, cache: TaskCache | None) -> VerifyOptions:
         from bench.verify import VerifyOptions
-        from bench.verify.digeststore import DigestStore
         from bench.verify.inputs import SIGNERS, TASKS
 
         # Unless given: the keys and task set of the repository holding the results.
@@ -252,8 +275,15 @@ class BundlesLoader:
             allowed_signers=self.allowed_signers or repo / SIGNERS,
             tasks=self.tasks_for(bundle, self.tasks or repo / TASKS),
             task_cache=cache,
-            digest_store=None if (where := self._digest_dir()) is None else DigestStore(where),
+            digest_store=None if (where := self._digest_dir()) is None else self._store(where),
         )
+
+    def _store(self, where: Path) -> DigestStore:
+        """The digest store at ``where``: sealed with the cache's key when it is the cache's
+        own (a build's private scratch directory is written by no one else)."""
+        from bench.verify.digeststore import DigestStore
+
+        return DigestStore(where, self.cache_key if self.digests is None else None)
 
     def load_one(self, bundle: Path, repo_url: str | None, cache: TaskCache) -> _Loaded:
         """One bundle's entry and digest, or the ``BOARD_INPUT`` error that refuses it (as
@@ -325,12 +355,10 @@ def _start_worker() -> None:
 def _prime_digest(work: tuple[BundlesLoader, Path]) -> None:
     """Put ``bundle``'s provenance digest in the loader's store (a bundle that cannot be
     read has none: its own verification says why)."""
-    from bench.verify.digeststore import DigestStore
-
     loader, bundle = work
     where = loader._digest_dir()
     if where is not None:
-        DigestStore(where).prime(bundle)
+        loader._store(where).prime(bundle)
 
 
 def _load_in_worker(work: tuple[BundlesLoader, Path, str | None]) -> _Loaded:

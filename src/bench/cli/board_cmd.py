@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .common import CONTEXT
+
+if TYPE_CHECKING:
+    from bench.core.seal import SealKey
 
 
 def _cores() -> int:
@@ -116,8 +120,23 @@ def board() -> None:
     default=None,
     help="Keep each verified bundle's entry in this directory and reuse it on the next build "
     "while nothing it depends on changed (the bundle's bytes, the keys, the task set, earlier "
-    "bundles, this code). Trusted like the code: never restore it from a source a pull "
-    "request can write.",
+    "bundles, this code). Unsealed it is trusted like the code: never restore it from a "
+    "source others can write unless it is sealed (--cache-key-env).",
+)
+@click.option(
+    "--cache-key-env",
+    "cache_key_env",
+    metavar="VAR",
+    default=None,
+    help="Seal the cache with the key in environment variable VAR (at least 32 bytes): each "
+    "file carries an HMAC tag, and one without this key's tag is ignored, so the cache may "
+    "come from a store others can write (the publish workflow's). Needs --cache.",
+)
+@click.option(
+    "--cache-prune",
+    is_flag=True,
+    help="After the build, remove the cached entries and digests that no bundle of this "
+    "build uses (files of the cache's own layout only). Needs --cache.",
 )
 @click.option(
     "--submissions",
@@ -143,6 +162,8 @@ def build(
     suite_tasks: tuple[Path, ...],
     jobs: int | None,
     cache: Path | None,
+    cache_key_env: str | None,
+    cache_prune: bool,
     submissions: Path,
 ) -> None:
     """Build the board from run directories and bundles into OUT/index.html.
@@ -171,6 +192,8 @@ def build(
             suite_tasks=suite_tasks,
             jobs=jobs or _cores(),
             cache=cache,
+            cache_key=None if cache_key_env is None else _seal_key(cache_key_env),
+            cache_prune=cache_prune,
             submissions=submissions,
         )
     )
@@ -185,12 +208,40 @@ def build(
         f"; inputs {result.board.inputs_hash[:16]}, seed {result.board.seed}"
     )
     if result.reused is not None:
-        click.echo(f"cache: {result.reused} bundle(s) reused from {cache}")
+        sealed = ", sealed" if cache_key_env is not None else ""
+        stale = "" if result.pruned is None else f"; {result.pruned} stale file(s) removed"
+        click.echo(f"cache: {result.reused} bundle(s) reused from {cache}{sealed}{stale}")
     click.echo(f"wrote {result.index}")
     click.echo(f"wrote {result.board_json}")
     for page, _ in result.pages[1:]:
         click.echo(f"wrote {page}")
         click.echo(f"wrote {page.with_suffix('.json')}")
+
+
+def _seal_key(variable: str) -> SealKey:
+    """The cache's seal key from environment variable ``variable``; its value is never
+    printed."""
+    import os
+
+    from bench.board.errors import BoardUsageError
+    from bench.core.seal import MIN_KEY_BYTES, SealKey
+
+    value = os.environ.get(variable, "").encode("utf-8", "surrogateescape")
+    if not value:
+        raise BoardUsageError(
+            f"environment variable {variable} is unset or empty",
+            code="BOARD_CACHE_KEY",
+            field="--cache-key-env",
+        )
+    if len(value) < MIN_KEY_BYTES:
+        raise BoardUsageError(
+            f"environment variable {variable} holds {len(value)} bytes; a seal key needs "
+            f"at least {MIN_KEY_BYTES} (e.g. python -c 'import secrets; "
+            "print(secrets.token_hex(32))')",
+            code="BOARD_CACHE_KEY",
+            field="--cache-key-env",
+        )
+    return SealKey(value)
 
 
 @board.command("suite-tasks", context_settings=CONTEXT)

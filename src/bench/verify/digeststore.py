@@ -11,7 +11,8 @@ its attempts file and the code (``dependencies.code_digest``): the same bytes re
 code give the same digest. Only the digest is kept; when it does not rule a pair out, the
 other bundle is read in full and compared as without a store. A file that does not read back
 as a digest is a miss, computed again. The directory is trusted as the board's cache is
-(docs/DECISIONS.md, 42): whoever can write it could hide a duplicate.
+(docs/DECISIONS.md, 42): whoever can write it could hide a duplicate, unless the store is
+sealed with the cache's key (``bench.core.seal``), when a file without its tag is a miss.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from array import array
 from pathlib import Path
 
 from bench.core.atomic import write_atomic
+from bench.core.keyed import keyed_path, prune
+from bench.core.seal import SealKey, seal, unseal
 from bench.records.bundle import ATTEMPTS
 
 from .dependencies import code_digest
@@ -31,9 +34,11 @@ from .layout import MAX_FILE_BYTES
 from .provenance import Digest, contents_of_bundle, digest_of, read_other
 
 FORMAT = "bench-provenance-digest/1"
+SUFFIX = ".tokens"
 _CHUNK = 1 << 20
-# For the rest of the process, by (store, attempts file): its (inode, size, mtime) and digest.
-_MEMO: dict[tuple[Path, Path], tuple[tuple[int, int, int], Digest | None]] = {}
+# For the rest of the process, by (store, key, attempts file): its (inode, size, mtime) and
+# digest.
+_MEMO: dict[tuple[Path, SealKey | None, Path], tuple[tuple[int, int, int], Digest | None]] = {}
 
 
 def _encode(digest: Digest) -> bytes:
@@ -90,18 +95,32 @@ def _file_key(path: Path) -> str | None:
     return h.hexdigest()
 
 
+def digest_key(bundle: Path) -> str | None:
+    """The key ``bundle``'s digest is kept under: its attempts file's sha256 and the code's
+    (None when the file cannot be read)."""
+    own = _file_key((bundle / ATTEMPTS).resolve())
+    if own is None:
+        return None
+    return hashlib.sha256(f"{FORMAT}\0{code_digest()}\0{own}".encode()).hexdigest()
+
+
 class DigestStore:
     """Digests by the attempts file's content under ``directory`` (see the module docstring),
     and by its path, size and modification time for the rest of the process (shared by every
     store of the same directory, as each bundle's verification makes its own)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, key: SealKey | None = None) -> None:
         self.directory = directory
+        self.seal_key = key
         self.hits = 0
         self.misses = 0
 
     def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.tokens"
+        return keyed_path(self.directory, key, SUFFIX)
+
+    def prune(self, wanted: set[str]) -> int:
+        """Remove every digest whose key (``digest_key``) is not in ``wanted``."""
+        return prune(self.directory, SUFFIX, wanted)
 
     def digest(self, bundle: Path) -> Digest | None:
         """``bundle``'s provenance digest; None when its attempts cannot be read (its own
@@ -112,26 +131,25 @@ class DigestStore:
         except OSError:
             return None
         stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
-        memo = _MEMO.get((self.directory, path))
+        memo = _MEMO.get((self.directory, self.seal_key, path))
         if memo is not None and memo[0] == stamp:
             return memo[1]
-        found = self._lookup(bundle, path)
-        _MEMO[(self.directory, path)] = (stamp, found)
+        found = self._lookup(bundle)
+        _MEMO[(self.directory, self.seal_key, path)] = (stamp, found)
         return found
 
     def prime(self, bundle: Path) -> None:
         """Put ``bundle``'s digest in the store unless it is there, without keeping the
         bundle's contents in this process (``read_other`` keeps them, for a pair the digest
         lets through): a board build makes every digest first, and most pairs stop there."""
-        self._lookup(bundle, (bundle / ATTEMPTS).resolve(), keep=False)
+        self._lookup(bundle, keep=False)
 
-    def _lookup(self, bundle: Path, path: Path, keep: bool = True) -> Digest | None:
-        own = _file_key(path)
-        key = None
-        if own is not None:
-            key = hashlib.sha256(f"{FORMAT}\0{code_digest()}\0{own}".encode()).hexdigest()
+    def _lookup(self, bundle: Path, keep: bool = True) -> Digest | None:
+        key = digest_key(bundle)
+        if key is not None:
             try:
-                found = _decode(self._path(key).read_bytes())
+                raw = self._path(key).read_bytes()
+                found = _decode(unseal(self.seal_key, f"provenance:{key}", raw))
             except (OSError, ValueError, KeyError, TypeError):
                 pass
             else:
@@ -148,8 +166,9 @@ class DigestStore:
             return None
         if key is not None:
             with contextlib.suppress(OSError):  # a store that cannot be written is only slower
-                write_atomic(self._path(key), _encode(made))
+                sealed = seal(self.seal_key, f"provenance:{key}", _encode(made))
+                write_atomic(self._path(key), sealed)
         return made
 
 
-__all__ = ["FORMAT", "DigestStore"]
+__all__ = ["FORMAT", "DigestStore", "digest_key"]
