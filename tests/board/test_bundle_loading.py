@@ -544,3 +544,16 @@ def test_the_cli_reads_the_seal_key_from_the_environment_and_never_prints_it(
         assert secret not in result.output
         line = f"cache: {reused} bundle(s) reused from {tmp_path / 'cache'}, sealed; 0 stale"
         assert line in result.output
+
+
+def test_a_sealed_cache_that_is_a_link_is_refused_before_anything_is_read(
+    results: Results, tmp_path: Path
+) -> None:
+    from bench.board.errors import BoardUsageError
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
+    with pytest.raises(BoardUsageError) as raised:
+        build(_sealed(results, tmp_path / "site", tmp_path / "link", KEY))
+    assert raised.value.code == "BOARD_CACHE" and raised.value.field == "--cache"
+    assert not (tmp_path / "site").exists() and not any((tmp_path / "real").iterdir())

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 from pathlib import Path
 
 import pytest
 
-from bench.core.keyed import keyed_path, prune
+from bench.core.keyed import keyed_path, prune, read_keyed, write_keyed
 from bench.core.seal import MAGIC, MIN_KEY_BYTES, SealKey, seal, unseal
 
 KEY = SealKey(bytes(range(32)))
@@ -62,3 +63,48 @@ def test_prune_touches_only_its_own_layout(tmp_path: Path) -> None:
     other_suffix.unlink()
     assert prune(tmp_path, ".json", {keep}) == 0
     assert not (tmp_path / "ab").exists()  # left empty: removed
+
+
+def test_a_keyed_file_is_read_only_when_it_is_a_regular_file_of_its_own(tmp_path: Path) -> None:
+    key = "ab" + "0" * 62
+    path = keyed_path(tmp_path, key, ".json")
+    path.parent.mkdir()
+    os.mkfifo(path)  # a plain read would wait for a writer forever
+    with pytest.raises(ValueError, match="not a regular file"):
+        read_keyed(tmp_path, key, ".json")
+    path.unlink()
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(b"secret")
+    path.symlink_to(elsewhere)
+    with pytest.raises(OSError):
+        read_keyed(tmp_path, key, ".json")
+    path.unlink()
+    path.write_bytes(b"x" * 11)
+    with pytest.raises(ValueError, match="larger"):
+        read_keyed(tmp_path, key, ".json", limit=10)
+    assert read_keyed(tmp_path, key, ".json", limit=11) == b"x" * 11
+    # a two-digit directory that is a link: neither read through nor written into
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / f"{key}.json").write_bytes(b"planted")
+    path.unlink()
+    path.parent.rmdir()
+    path.parent.symlink_to(target, target_is_directory=True)
+    with pytest.raises(OSError):
+        read_keyed(tmp_path, key, ".json")
+    with pytest.raises(OSError):
+        write_keyed(tmp_path, key, ".json", b"new")
+    assert sorted(p.name for p in target.iterdir()) == [f"{key}.json"]
+    assert (target / f"{key}.json").read_bytes() == b"planted"
+    assert prune(tmp_path, ".json", set()) == 0 and (target / f"{key}.json").exists()
+
+
+def test_caches_take_a_file_that_is_not_a_file_as_a_miss(tmp_path: Path) -> None:
+    from bench.board.entrycache import SUFFIX, EntryCache
+
+    cache = EntryCache(tmp_path, KEY)
+    key = "cd" + "1" * 62
+    path = keyed_path(tmp_path, key, SUFFIX)
+    path.parent.mkdir()
+    os.mkfifo(path)
+    assert cache.get(key) is None and cache.misses == 1  # at once, not blocked

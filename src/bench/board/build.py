@@ -87,6 +87,14 @@ def check_options(options: BuildOptions) -> None:
     if options.seed < 0:
         raise BoardUsageError("must be a non-negative integer", field="--seed")
     if options.cache is not None:
+        if options.cache_key is not None and options.cache.is_symlink():
+            raise BoardUsageError(
+                "a sealed cache may come from a store others can write: it must be a "
+                "directory, not a symbolic link",
+                code="BOARD_CACHE",
+                path=options.cache,
+                field="--cache",
+            )
         _check_writable(options.cache)
     elif options.cache_key is not None or options.cache_prune:
         flag = "--cache-key-env" if options.cache_key is not None else "--cache-prune"

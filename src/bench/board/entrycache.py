@@ -25,8 +25,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from bench.core.atomic import write_atomic
-from bench.core.keyed import keyed_path, prune
+from bench.core.keyed import prune, read_keyed, write_keyed
 from bench.core.seal import SealKey, seal, unseal
 
 from .entries import EntryInput, FailedInput, RunHeadline
@@ -70,9 +69,6 @@ class EntryCache:
         self.hits = 0
         self.misses = 0
 
-    def _path(self, key: str) -> Path:
-        return keyed_path(self.directory, key, SUFFIX)
-
     @staticmethod
     def key(*parts: str) -> str:
         h = hashlib.sha256(FORMAT.encode() + b"\0")
@@ -85,7 +81,7 @@ class EntryCache:
             self.misses += 1
             return None
         try:
-            raw = unseal(self.seal_key, f"entry:{key}", self._path(key).read_bytes())
+            raw = unseal(self.seal_key, f"entry:{key}", read_keyed(self.directory, key, SUFFIX))
             found = _decode(raw)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.misses += 1
@@ -98,10 +94,9 @@ class EntryCache:
         build goes on without it)."""
         if key is None:
             return True
-        path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, seal(self.seal_key, f"entry:{key}", _encode(entry, digest)))
+            sealed = seal(self.seal_key, f"entry:{key}", _encode(entry, digest))
+            write_keyed(self.directory, key, SUFFIX, sealed)
         except OSError:
             return False
         return True

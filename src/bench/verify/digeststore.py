@@ -24,8 +24,7 @@ import sys
 from array import array
 from pathlib import Path
 
-from bench.core.atomic import write_atomic
-from bench.core.keyed import keyed_path, prune
+from bench.core.keyed import prune, read_keyed, real_directory, write_keyed
 from bench.core.seal import SealKey, seal, unseal
 from bench.records.bundle import ATTEMPTS
 
@@ -115,9 +114,6 @@ class DigestStore:
         self.hits = 0
         self.misses = 0
 
-    def _path(self, key: str) -> Path:
-        return keyed_path(self.directory, key, SUFFIX)
-
     def prune(self, wanted: set[str]) -> int:
         """Remove every digest whose key (``digest_key``) is not in ``wanted``."""
         return prune(self.directory, SUFFIX, wanted)
@@ -148,7 +144,8 @@ class DigestStore:
         key = digest_key(bundle)
         if key is not None:
             try:
-                raw = self._path(key).read_bytes()
+                real_directory(self.directory)
+                raw = read_keyed(self.directory, key, SUFFIX)
                 found = _decode(unseal(self.seal_key, f"provenance:{key}", raw))
             except (OSError, ValueError, KeyError, TypeError):
                 pass
@@ -167,7 +164,9 @@ class DigestStore:
         if key is not None:
             with contextlib.suppress(OSError):  # a store that cannot be written is only slower
                 sealed = seal(self.seal_key, f"provenance:{key}", _encode(made))
-                write_atomic(self._path(key), sealed)
+                self.directory.mkdir(parents=True, exist_ok=True)
+                real_directory(self.directory)  # never written through a link
+                write_keyed(self.directory, key, SUFFIX, sealed)
         return made
 
 
