@@ -306,9 +306,17 @@ def test_content_ignores_names_case_and_spacing_and_sees_near_copies() -> None:
     assert quoted is not None and not quoted.distinctive
     assert content([""], []) is None
     found = overlap({"t": [one, one, one, one]}, {"t": [near, near]})
-    assert (found.own_shared, found.own_compared, found.duplicate) == (2, 4, True)
+    assert (found.own_shared, found.own_compared, found.duplicate) == (4, 4, True)
+    # repeats copied from fewer attempts are each a copy (not paired one to one)
     found = overlap({"t": [one, one, one, one]}, {"t": [near]})
+    assert (found.own_shared, found.own_compared, found.duplicate) == (4, 4, True)
+    found = overlap({"t": [one, other, other, other]}, {"t": [near]})
     assert (found.own_shared, found.own_compared, found.duplicate) == (1, 4, False)
+    # a thief re-publishing three repeats as seven: paired one to one, only 3 of 7 (43 %)
+    theirs_three = {f"t{i}": [one, near, one] for i in range(4)}
+    mine_seven = {f"t{i}": [one] * 4 + [near] * 3 for i in range(4)}
+    found = overlap(mine_seven, theirs_three)
+    assert (found.own_shared, found.own_compared, found.duplicate) == (28, 28, True)
     assert not overlap({"t": [one]}, {"u": [one]}).duplicate  # other tasks never count
     # everything copied, where the words are the task's own: the second rule
     copies = {f"t{i}": [quoted] for i in range(3)}

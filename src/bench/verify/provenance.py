@@ -7,8 +7,10 @@ case-folded, whitespace collapsed) and its tool calls (name and canonical argume
 order). Names, ids, signatures, run ids, timings, token counts, costs, the model's name and
 the order of repeats are not content.
 
-Two bundles are compared task by task; each attempt of the other bundle matches at most one
-of this bundle's. Two rules, either of which makes this bundle a **duplicate** (thresholds
+Two bundles are compared task by task: an attempt of this bundle is *shared* when any attempt
+of the other on the same task is a near copy of it (one attempt of theirs can be copied into
+any number of repeats here: a thief who runs more repeats than the original, each a copy,
+shares them all). Two rules, either of which makes this bundle a **duplicate** (thresholds
 and why in docs/SUBMISSIONS.md, "Provenance"):
 
 1. **Own words.** An attempt's *own words* are its answers' words that appear nowhere in its
@@ -392,14 +394,9 @@ class Overlap:
 
 
 def _matched(mine: list[Content], theirs: list[Content], *, own: bool) -> int:
-    free = list(theirs)
-    shared = 0
-    for attempt in mine:
-        index = next((i for i, c in enumerate(free) if attempt.near(c, own=own)), None)
-        if index is not None:
-            shared += 1
-            free.pop(index)
-    return shared
+    """How many of ``mine`` have a near copy among ``theirs`` (not one to one: repeats
+    copied from one attempt are each a copy)."""
+    return sum(1 for attempt in mine if any(attempt.near(c, own=own) for c in theirs))
 
 
 def overlap(mine: Contents, theirs: Contents) -> Overlap:
