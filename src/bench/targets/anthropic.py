@@ -200,8 +200,8 @@ class MessageStream:
                     )
                 )
             kind = data.get("type", event.event)
-            if kind == "error":
-                error = data.get("error")
+            if kind == "error" or event.event == "error":  # llama.cpp: type "server_error"
+                error = data.get("error") or data
                 said = error.get("message") if isinstance(error, dict) else error
                 raise AttemptFailed(
                     Failure(

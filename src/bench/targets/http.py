@@ -320,7 +320,8 @@ def _transport_failure(exc: Exception) -> Failure:
 
 class SseParser:
     """Server-sent events, line by line: ``event:`` and ``data:`` fields; a blank line ends
-    an event; ``:`` lines are comments."""
+    an event; ``:`` lines are comments. An ``error:`` field (what older llama.cpp servers send
+    when generation fails mid-stream) is an event named ``error`` with that data."""
 
     def __init__(self) -> None:
         self._name: str | None = None
@@ -336,6 +337,9 @@ class SseParser:
         if key == "event":
             self._name = value.strip() or None
         elif key == "data":
+            self._data.append(value)
+        elif key == "error":  # older llama.cpp servers: ``error: {...}`` instead of data
+            self._name = "error"
             self._data.append(value)
         return None
 
@@ -394,6 +398,9 @@ class HttpEndpoint:
         common = {
             "content-type": "application/json",
             "user-agent": f"bench-suite/{__version__}",
+            # No Accept-Encoding would let a server compress (RFC 9110, 12.5.3), and wire
+            # decodes nothing: ask for the body as it is.
+            "accept-encoding": "identity",
             **headers,
         }
         self._plain_headers = {**common, "accept": "application/json"}

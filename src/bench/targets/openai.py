@@ -218,7 +218,7 @@ class ChatStream:
         head: dict[str, Any] = {}
         content: list[str] = []
         reasoning: list[str] = []
-        calls: dict[int, dict[str, Any]] = {}
+        calls: dict[tuple[int, int], dict[str, Any]] = {}
         finish: Any = None
         usage: Any = None
         saw_done = False
@@ -235,8 +235,12 @@ class ChatStream:
                         retryable=True,
                     )
                 )
-            if data.get("error") is not None:
-                error = data["error"]
+            if (
+                event.event == "error"
+                or data.get("error") is not None
+                or data.get("object") == "error"  # vLLM-style bare error objects
+            ):
+                error = data.get("error") or data
                 said = error.get("message") if isinstance(error, dict) else error
                 raise AttemptFailed(
                     Failure(
@@ -296,17 +300,31 @@ class ChatStream:
         return body
 
     @staticmethod
-    def _merge_call(calls: dict[int, dict[str, Any]], part: dict[str, Any], position: int) -> None:
+    def _merge_call(
+        calls: dict[tuple[int, int], dict[str, Any]], part: dict[str, Any], position: int
+    ) -> None:
+        """Adds one ``tool_calls`` delta to the call it continues, keyed by (index, n): a
+        delta that names a function under a new id starts another call even at an index
+        already used (Ollama, LiteLLM and lmdeploy stream parallel calls all at index 0), and
+        so does one that names a function and brings arguments after the call at its index
+        already holds a whole JSON value with no id to tell them apart."""
         index = part.get("index")
         if not isinstance(index, int):
             index = position
-        slot = calls.setdefault(
-            index, {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
-        )
-        if isinstance(part.get("id"), str) and part["id"]:
-            slot["id"] = part["id"]
         function = as_object(part.get("function"))
         name = function.get("name")
+        new_id = part.get("id") if isinstance(part.get("id"), str) and part["id"] else None
+        latest = max((n for i, n in calls if i == index), default=None)
+        slot = None if latest is None else calls[(index, latest)]
+        if slot is not None and isinstance(name, str) and name and slot["function"]["name"]:
+            another_id = new_id is not None and slot["id"] is not None and new_id != slot["id"]
+            if another_id or (new_id is None and function.get("arguments") and _whole(slot)):
+                slot = None
+        if slot is None:
+            slot = {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
+            calls[(index, 0 if latest is None else latest + 1)] = slot
+        if new_id is not None:
+            slot["id"] = new_id
         if isinstance(name, str) and name and not slot["function"]["name"]:
             slot["function"]["name"] = name
         arguments = function.get("arguments")
@@ -314,6 +332,15 @@ class ChatStream:
             slot["function"]["arguments"] += arguments
         elif isinstance(arguments, dict):
             slot["function"]["arguments"] += json.dumps(arguments, ensure_ascii=False)
+
+
+def _whole(call: dict[str, Any]) -> bool:
+    """Whether a streamed call's arguments so far are one whole JSON value."""
+    try:
+        json.loads(call["function"]["arguments"])
+    except ValueError:
+        return False
+    return True
 
 
 class OpenAITarget:
