@@ -53,8 +53,9 @@ class Engine:
     """Answers each request with the next body of ``bodies`` (the last one repeats) as an
     event stream, and keeps every request head it read."""
 
-    def __init__(self, bodies: list[bytes]) -> None:
+    def __init__(self, bodies: list[bytes], content_type: bytes = b"text/event-stream") -> None:
         self.bodies = bodies
+        self.content_type = content_type
         self.heads: list[bytes] = []
         self.url = ""
 
@@ -71,8 +72,8 @@ class Engine:
                 body = self.bodies[min(len(self.heads), len(self.bodies) - 1)]
                 self.heads.append(head)
                 writer.write(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                    b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
+                    b"HTTP/1.1 200 OK\r\nContent-Type: %b\r\n"
+                    b"Content-Length: %d\r\n\r\n%b" % (self.content_type, len(body), body)
                 )
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
@@ -92,9 +93,11 @@ async def serving(engine: Engine) -> AsyncIterator[Engine]:
         await listener.wait_closed()
 
 
-def complete(bodies: list[bytes], kind: str = "openai") -> tuple[ModelResponse, Engine]:
+def complete(
+    bodies: list[bytes], kind: str = "openai", content_type: bytes = b"text/event-stream"
+) -> tuple[ModelResponse, Engine]:
     async def go() -> tuple[ModelResponse, Engine]:
-        async with serving(Engine(bodies)) as engine:
+        async with serving(Engine(bodies, content_type)) as engine:
             spec = TargetSpec.model_validate(
                 {
                     "kind": kind,
@@ -241,3 +244,9 @@ def test_a_request_asks_for_no_content_coding() -> None:
     _, engine = complete([GOOD])
     head = engine.heads[0].lower()
     assert b"\r\naccept-encoding: identity\r\n" in head
+
+
+def test_an_event_stream_is_known_by_its_media_type_in_any_case() -> None:
+    """Media types are case-insensitive (RFC 9110, 8.3.1)."""
+    response, _ = complete([GOOD], content_type=b"Text/Event-Stream; charset=UTF-8")
+    assert calls(response) == [PARIS]

@@ -248,6 +248,38 @@ def test_headers_split_over_writes_are_read_case_insensitively() -> None:
 
 
 @pytest.mark.parametrize(
+    "sent",
+    [
+        b"HTTP/1.1 200 OK\nContent-Length: 5\nX-A: 1\n\nhello",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\n\r\nhello",
+        b"HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n3\nhel\n2;x=y\r\nlo\n0\nX-T: 1\n\n",
+    ],
+    ids=["bare-lf", "mixed", "bare-lf-chunked"],
+)
+def test_lines_ending_in_a_bare_lf_are_read_as_crlf_ones(sent: bytes) -> None:
+    """RFC 9112, 2.2: a recipient may take a bare LF for a line end (h11, so httpx, does).
+    Before, such a head was never found and the call waited out its timeout. Sent one byte
+    at a time, and twice on one connection (the framing ends where it should)."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        async for _ in each_request(reader):
+            for index in range(len(sent)):
+                writer.write(sent[index : index + 1])
+                await writer.drain()
+
+    async def go() -> tuple[list[tuple[int, bytes]], int]:
+        async with serving(handler) as server:
+            pool = wire.Pool()
+            try:
+                got = [await asyncio.wait_for(fetch(pool, server.url), 5) for _ in range(2)]
+            finally:
+                await pool.aclose()
+            return got, server.connections
+
+    assert run(go()) == ([(200, b"hello"), (200, b"hello")], 1)
+
+
+@pytest.mark.parametrize(
     ("sent", "error"),
     [
         (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten!!", wire.RemoteProtocolError),

@@ -668,7 +668,7 @@ class HttpEndpoint:
         if not 200 <= status < 300:
             body = await _read_capped(response, MAX_ERROR_BYTES, truncate=True)
             raise AttemptFailed(classify_status(status, headers, scrub_bytes(body, self.secrets)))
-        if stream is not None and "text/event-stream" in headers.get("content-type", ""):
+        if stream is not None and "text/event-stream" in headers.get("content-type", "").lower():
             events = await _read_events(response, stream)
             if not events:
                 raise AttemptFailed(

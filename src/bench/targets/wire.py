@@ -15,8 +15,8 @@ JSON string may hold raw, which cut a streamed answer in two). A connection goes
 to the pool only when its response was read to the end. A pooled connection that fails before
 the first byte of a response (the server closed it while it sat idle: the keep-alive race) is
 retried once on a fresh connection; nothing else is retried here. Headers are bounded
-(``MAX_HEADER_BYTES``). No TLS, proxies, redirects, cookies or content decoding (it never asks
-for an encoding).
+(``MAX_HEADER_BYTES``). Head and chunk lines end at CRLF or at a bare LF. No TLS, proxies,
+redirects, cookies or content decoding (it asks for ``identity``).
 
 Small writes: every socket has ``TCP_NODELAY`` (a request goes out at once), and on Linux
 ``TCP_QUICKACK`` is set again after each request is sent. A server that writes the head and
@@ -51,6 +51,9 @@ from urllib.parse import urlsplit
 
 MAX_HEADER_BYTES = 64 * 1024
 MAX_CHUNK_LINE_BYTES = 4 * 1024
+# The blank line after a head: lines end at CRLF or at a bare LF (RFC 9112, 2.2, which h11
+# and so httpx accept too); a server that sends bare LFs must not wait out the timeout.
+_HEAD_END = re.compile(rb"\r?\n\r?\n")
 READ_SIZE = 64 * 1024
 MAX_HEADS = 64  # request heads kept per pool, by (method, URL, headers)
 _QUICKACK: int | None = getattr(socket, "TCP_QUICKACK", None)  # Linux only
@@ -180,9 +183,9 @@ class _Connection:
         self.buffer = b""
         start = 0
         while True:
-            end = data.find(b"\r\n\r\n", start)
-            if end >= 0:
-                return data[:end], data[end + 4 :]
+            found = _HEAD_END.search(data, start)
+            if found is not None:
+                return data[: found.start()], data[found.end() :]
             if len(data) > MAX_HEADER_BYTES:
                 raise RemoteProtocolError(f"the response head is over {MAX_HEADER_BYTES} bytes")
             start = max(0, len(data) - 3)
@@ -201,7 +204,7 @@ class _Connection:
 
 
 def _parse_head(head: bytes) -> tuple[str, int, str, list[tuple[str, str]]]:
-    lines = head.decode("latin-1").split("\r\n")
+    lines = [line.removesuffix("\r") for line in head.decode("latin-1").split("\n")]
     parts = lines[0].split(" ", 2)
     if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or not parts[1].isdigit():
         raise RemoteProtocolError(f"not an HTTP/1.x status line: {lines[0][:80]!r}")
@@ -354,7 +357,7 @@ class Response:
             return got
 
         while True:
-            while (end := data.find(b"\r\n")) < 0:
+            while (end := data.find(b"\n")) < 0:
                 if len(data) > MAX_CHUNK_LINE_BYTES:
                     raise RemoteProtocolError("a chunk-size line is too long")
                 data += await more("a chunked body")
@@ -363,7 +366,7 @@ class Response:
                 size = int(size_text, 16)
             except ValueError:
                 raise RemoteProtocolError(f"a bad chunk size: {size_text[:20]!r}") from None
-            data = data[end + 2 :]
+            data = data[end + 1 :]
             if size == 0:
                 break
             while size > 0:
@@ -372,18 +375,21 @@ class Response:
                 piece, data = data[:size], data[size:]
                 size -= len(piece)
                 yield piece
-            while len(data) < 2:
+            while len(data) < 2 and data != b"\n":
                 data += await more("a chunked body")
-            if data[:2] != b"\r\n":
+            if data[:2] == b"\r\n":
+                data = data[2:]
+            elif data[:1] == b"\n":
+                data = data[1:]
+            else:
                 raise RemoteProtocolError("a chunk does not end with CRLF")
-            data = data[2:]
         # Trailers, if any, end with a blank line.
         while True:
-            while (end := data.find(b"\r\n")) < 0:
+            while (end := data.find(b"\n")) < 0:
                 if len(data) > MAX_HEADER_BYTES:
                     raise RemoteProtocolError("the chunked trailers are too long")
                 data += await more("the chunked trailers")
-            line, data = data[:end], data[end + 2 :]
+            line, data = data[:end].removesuffix(b"\r"), data[end + 1 :]
             if not line:
                 break
         connection.buffer = data
