@@ -53,6 +53,9 @@ from .common import CONTEXT
 @click.option("--serial", is_flag=True,
               help="Answer model requests one at a time, working a plain answer out to the end "
               "even when the client has gone (as llama-cpp-python does).")  # fmt: skip
+@click.option("--loading", type=click.FloatRange(min=0), default=0.0, metavar="SECONDS",
+              help="Answer every request with HTTP 503 'Loading model' for this long after "
+              "starting (as llama.cpp's server does while it loads a model).")  # fmt: skip
 def mock_server(
     host: str,
     port: int,
@@ -65,6 +68,7 @@ def mock_server(
     context_window: int | None,
     quantisation: str | None,
     serial: bool,
+    loading: float,
 ) -> None:
     """Serve a mock OpenAI-compatible (/v1/chat/completions, /v1/models, /health) and Anthropic
     (/v1/messages) endpoint on loopback, with a deterministic tool-calling policy and faults on
@@ -86,6 +90,7 @@ def mock_server(
             context_window=context_window,
             quantisation=quantisation,
             serial=serial,
+            loading_s=loading,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None

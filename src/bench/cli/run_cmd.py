@@ -60,6 +60,15 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
     help="Per-attempt timeout (s), replacing each task's own limit (up or down).",
 )
 @click.option(
+    "--wait-ready",
+    type=click.FloatRange(min=0),
+    default=120.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Wait this long for an HTTP target's server that answers 503 (loading its model) "
+    "before the run starts; 0: do not wait.",
+)
+@click.option(
     "--seed",
     type=int,
     default=None,
@@ -131,6 +140,7 @@ def run(
     repeats: int,
     concurrency: int,
     timeout: float | None,
+    wait_ready: float,
     seed: int | None,
     resume_ref: str | None,
     shard_text: str | None,
@@ -195,6 +205,8 @@ def run(
         or None,
         dotenv=env_file if env_file.is_file() else None,
         shard=parse_shard(shard_text) if shard_text is not None else None,
+        wait_ready_s=wait_ready,
+        on_notice=lambda text: click.echo(text, err=True),
     )
     mode = progress
     if mode == "auto":

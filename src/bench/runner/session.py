@@ -63,6 +63,10 @@ class RunRequest:
     shard: Shard | None = None
     # Only tasks written in this language (e.g. "tr").
     language: str | None = None
+    # How long to wait for an HTTP target's server that says it is loading (HTTP 503).
+    wait_ready_s: float = 120.0
+    # Told once when the run waits for its server (``bench run`` prints it to stderr).
+    on_notice: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -148,7 +152,11 @@ def _target(request: RunRequest, store: RunStore) -> tuple[Target, str, dict[str
             dotenv=request.dotenv,
             overrides=request.target_overrides,
         )
-        identity = _in_loop(lambda: server_identity(built.spec))
+        identity = _in_loop(
+            lambda: server_identity(
+                built.spec, wait_s=request.wait_ready_s, on_wait=request.on_notice
+            )
+        )
         server = identity.model_dump(mode="json") if identity is not None else None
         return built, str(request.target_file), server
     original = store.resolve(request.replay or "")

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import Field
 
+from bench.core.errors import EntrantError
 from bench.core.models import Strict
 
 from . import declared as declarations
@@ -39,6 +42,7 @@ PATHS = (
     "/api/tags",
     "/openapi.json",
 )
+READY_PATHS = ("/health", "/v1/models")
 # Ports the usual servers listen on by default; scanned, never used to name an engine.
 DEFAULT_PORTS: tuple[int, ...] = (8000, 8080, 30000, 11434, 4000, 3000, 1234, 5000)
 MAX_PROBE_BYTES = 2 * 1024 * 1024
@@ -85,6 +89,11 @@ class ProbeReport(Strict):
     version: str | None = Field(None, description="the engine version, as declared")
     context_window: int | None = Field(None, description="of the model, as declared")
     quantisation: str | None = Field(None, description="of the model, as declared")
+
+    def loading(self) -> bool:
+        """Whether the server says it is not ready yet: HTTP 503 from ``/health`` or
+        ``/v1/models`` (llama.cpp while it loads a model, vLLM and TGI while they start)."""
+        return any(self.endpoints.get(path) == 503 for path in READY_PATHS)
 
     def identity(self) -> ServerIdentity:
         return ServerIdentity(
@@ -302,9 +311,21 @@ async def probe(
 IDENTIFIED_KINDS = ("openai", "anthropic")
 
 
-async def server_identity(spec: TargetSpec, *, timeout_s: float = 3.0) -> ServerIdentity | None:
+async def server_identity(
+    spec: TargetSpec,
+    *,
+    timeout_s: float = 3.0,
+    wait_s: float = 0.0,
+    poll_s: float = 0.5,
+    on_wait: Callable[[str], None] | None = None,
+) -> ServerIdentity | None:
     """What the server behind an OpenAI-compatible or Anthropic target declares, for the run's
-    fingerprint; ``None`` for every other kind. A server that answers nothing is ``unknown``."""
+    fingerprint; ``None`` for every other kind. A server that answers nothing is ``unknown``.
+
+    A server still loading its model (:meth:`ProbeReport.loading`) is probed again every
+    ``poll_s`` for up to ``wait_s`` (``on_wait`` is told once): its attempts would only error,
+    and what it declares while loading is not what it declares once ready (the fingerprint).
+    Still loading after ``wait_s`` (> 0): ``SERVER_NOT_READY``, before anything is written."""
     if spec.kind not in IDENTIFIED_KINDS or spec.base_url is None:
         return None
     key = spec.api_key()
@@ -315,8 +336,29 @@ async def server_identity(spec: TargetSpec, *, timeout_s: float = 3.0) -> Server
         }
     else:
         headers = {"authorization": f"Bearer {key}"} if key else {}
-    report = await probe(spec.base_url, timeout_s=timeout_s, model=spec.model, headers=headers)
-    return report.identity()
+    deadline = time.monotonic() + wait_s
+    told = False
+    while True:
+        report = await probe(
+            spec.base_url, timeout_s=timeout_s, model=spec.model, headers=headers
+        )
+        left = deadline - time.monotonic()
+        if not report.loading() or wait_s <= 0:
+            return report.identity()
+        if left <= 0:
+            raise EntrantError(
+                f"the server at {report.url} still answers HTTP 503 (not ready: loading its "
+                f"model?) after {wait_s:g} s; start the run once it is ready, or wait longer "
+                "with --wait-ready SECONDS",
+                code="SERVER_NOT_READY",
+            )
+        if on_wait is not None and not told:
+            on_wait(
+                f"waiting up to {wait_s:g} s for the server at {report.url} to be ready "
+                "(HTTP 503: loading its model?)"
+            )
+            told = True
+        await asyncio.sleep(min(poll_s, left))
 
 
 async def scan(

@@ -46,7 +46,9 @@ unset); path plans are counted per distinct plan text:
     delay,s=0.5                  answer normally after 0.5 s
     (any kind),latency=0.2       wait 0.2 s first
 
-Faults touch only the two model endpoints; ``/health`` and ``/v1/models`` always answer.
+Faults touch only the two model endpoints; ``/health`` and ``/v1/models`` always answer,
+except while ``loading_s`` (``--loading``) lasts after the server starts: then every request
+is HTTP 503 ``Loading model``, as llama.cpp's server answers while it loads a model.
 Requests are recorded (``MockServer.requests()``) so tests can count what reached it: the last
 ``MAX_RECORDED`` (10,000) of them, so a long benchmark does not grow without bound.
 
@@ -642,6 +644,7 @@ class MockServer:
         context_window: int | None = None,
         quantisation: str | None = None,
         serial: bool = False,
+        loading_s: float = 0.0,
     ) -> None:
         if host not in LOOPBACK:
             raise ValueError(f"the mock server binds only to {' or '.join(LOOPBACK)}, not {host!r}")
@@ -656,6 +659,10 @@ class MockServer:
         self.context_window = context_window
         self.quantisation = quantisation
         self.serial = serial
+        # For its first ``loading_s`` seconds every request is HTTP 503 "Loading model", as
+        # llama.cpp's server answers while it loads one (/health and /v1/models included).
+        self.loading_s = loading_s
+        self._started_at: float | None = None
         self._serial_lock: asyncio.Lock | None = None
         self._model_in_flight = 0
         self.max_in_flight_seen = 0
@@ -723,6 +730,7 @@ class MockServer:
         self._stop = asyncio.Event()
         server = await asyncio.start_server(self._handle, self.host, self.port)
         self.port = server.sockets[0].getsockname()[1]
+        self._started_at = time.monotonic()
         self._ready.set()
         if on_ready is not None:
             on_ready(self.url)
@@ -856,6 +864,12 @@ class MockServer:
         raw: bytes,
         plan: FaultPlan | None,
     ) -> None:
+        if self._started_at is None:
+            self._started_at = time.monotonic()
+        if time.monotonic() - self._started_at < self.loading_s:
+            error = {"code": 503, "message": "Loading model", "type": "unavailable_error"}
+            await self._send_json(writer, 503, {"error": error})
+            return
         if method == "GET" and path == "/health":
             payload: dict[str, Any] = {"status": "ok"}
             if self.declare:
@@ -1125,6 +1139,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer model requests one at a time, working a plain answer out to the end even "
         "when the client has gone (as llama-cpp-python does)",
     )
+    parser.add_argument(
+        "--loading",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="answer every request with HTTP 503 'Loading model' for this long after starting "
+        "(as llama.cpp's server does while it loads a model)",
+    )
     return parser
 
 
@@ -1142,6 +1164,7 @@ def run(
     context_window: int | None = None,
     quantisation: str | None = None,
     serial: bool = False,
+    loading_s: float = 0.0,
 ) -> None:
     """Serve in the foreground; ``announce`` gets the URL once the port is bound."""
     plans = [fault for text in faults for fault in parse_plan(text)]
@@ -1162,6 +1185,7 @@ def run(
         context_window=context_window,
         quantisation=quantisation,
         serial=serial,
+        loading_s=loading_s,
     )
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(server.serve(on_ready=announce))
@@ -1187,6 +1211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             context_window=args.context_window,
             quantisation=args.quantisation,
             serial=args.serial,
+            loading_s=args.loading,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
