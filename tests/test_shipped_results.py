@@ -51,5 +51,13 @@ def test_the_published_board_has_intervals_ranks_and_a_frontier(tmp_path: Path) 
     assert any(e["on_frontier"] for e in ranked)
     [smol] = [e for e in ranked if e["entrant"] == "smollm2-135m-llamacpp"]
     assert smol["cost_usd"] is None and smol["cost_note"].startswith("not measured")
+    # a measured cost names the prices it was computed at: the submitter's own declaration
+    bots = [e for e in ranked if e["entrant"] == "example-support-bot"]
+    assert bots and all(
+        e["cost_note"].endswith(
+            "at the prices its target declares: $0.15 prompt, $0.6 completion per million tokens"
+        )
+        for e in bots
+    )
     baselines = [e for e in cohort["entries"] if e["entrant"].startswith("baseline-")]
     assert len(baselines) == 4 and all(e["reference"] and e["rank"] is None for e in baselines)

@@ -153,6 +153,23 @@ def transcript_link(
     return f"{base}/attempts/{task_id}--r0.json"
 
 
+def _rate(value: object) -> str:
+    return f"${value:g}" if isinstance(value, int | float) else "?"
+
+
+def _with_prices(note: str, pricing: object, measured: bool) -> str:
+    """The run's cost note, with the per-token prices it was computed at: the submitter's own
+    declaration (verification checks the arithmetic, not the prices), so a reader can see
+    what a cheap row claims."""
+    if not measured or not isinstance(pricing, dict):
+        return note
+    rates = f"{_rate(pricing.get('prompt_per_mtok'))} prompt, "
+    rates += f"{_rate(pricing.get('completion_per_mtok'))} completion"
+    if pricing.get("cached_per_mtok") is not None:
+        rates += f", {_rate(pricing.get('cached_per_mtok'))} cached"
+    return f"{note}; at the prices its target declares: {rates} per million tokens"
+
+
 def from_summary(
     summary: RunSummary,
     *,
@@ -221,7 +238,7 @@ def from_summary(
         },
         flaky={s.task_id: s.flakiness for s in scored if s.flakiness is not None},
         costs={t: math.fsum(c) / len(c) for t, c in costs.items()} if measured else None,
-        cost_note=summary.cost_note,
+        cost_note=_with_prices(summary.cost_note, config.target.get("pricing"), measured),
         latencies=tuple((r.task_id, r.trace.latency_s) for r in counted),
         counted=len(counted),
         errored=sum(1 for r in counted if r.outcome != "scored"),
