@@ -339,9 +339,7 @@ async def server_identity(
     deadline = time.monotonic() + wait_s
     told = False
     while True:
-        report = await probe(
-            spec.base_url, timeout_s=timeout_s, model=spec.model, headers=headers
-        )
+        report = await probe(spec.base_url, timeout_s=timeout_s, model=spec.model, headers=headers)
         left = deadline - time.monotonic()
         if not report.loading() or wait_s <= 0:
             return report.identity()
