@@ -120,18 +120,17 @@ def _check_writable(directory: Path) -> None:
 
 def input_warnings(entries: list[EntryInput], verified: bool) -> list[str]:
     """A bundle that did not verify, and a run made by another harness version than this
-    build's (its records may predate the schema this code reads)."""
-    from bench import HARNESS_VERSION
+    build's (its records may predate the schema this code reads). The harness rule is
+    ``bench verify``'s own (``bench.verify.harness``): a bundle that verifies is never stale."""
+    from bench.verify.harness import stale_harness
 
     warnings = []
     for e in sorted(entries, key=lambda entry: entry.source_path):
         if verified and e.source == "bundle" and not e.verified:
             warnings.append(f"unverifiable bundle {e.source_path}: {e.verified_note}")
-        if e.harness != HARNESS_VERSION:
-            warnings.append(
-                f"stale schema: {e.source_path} was made by harness {e.harness}, this build "
-                f"is harness {HARNESS_VERSION} (re-run, or build with that version)"
-            )
+        stale = stale_harness(e.harness)
+        if stale is not None:
+            warnings.append(f"stale schema: {e.source_path} was {stale}")
     return warnings
 
 

@@ -19,6 +19,10 @@
   ``jsonsafe.load(text=True)``); the manifest's, in ``check_consistency``;
 * config.json's target must also be a valid ``TargetSpec`` (replays and re-drives build one
   from it; ``RECORD_INVALID`` here rather than an exception there).
+
+``check_consistency`` then holds the records to each other and to the manifest, to the
+harness version this code reads (``harness.stale_harness``, the board's rule) and, for a
+``partial`` run, to the shape a run budget's stop leaves (``check_early_stop``).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from bench.core.budget import Budget
 from bench.core.suite import DEFAULT_REF
 from bench.core.validation import describe
 from bench.records.bundle import (
@@ -51,6 +56,7 @@ from bench.targets.base import TargetSpec, redact_url
 from . import jsonsafe
 from .codes import Code
 from .failure import VerifyFailure
+from .harness import stale_harness
 from .layout import (
     GZIP_RATIO_FLOOR,
     MAX_ATTEMPT_LINES,
@@ -325,6 +331,14 @@ def check_consistency(bundle: Path, run: BundleRun, manifest: BundleManifest) ->
             raise _inconsistent(
                 f"'{found}' but the manifest says '{claimed}'", bundle / CONFIG, field
             )
+    stale = stale_harness(config.harness_version)
+    if stale is not None:  # the board's "stale schema" rule, the very function
+        raise VerifyFailure(
+            Code.RECORD_INVALID,
+            f"the run was {stale}",
+            path=str(bundle / CONFIG),
+            field="harness_version",
+        )
     url = config.target.get("base_url")
     if isinstance(url, str) and redact_url(url) != url:
         raise VerifyFailure(
@@ -341,7 +355,8 @@ def check_consistency(bundle: Path, run: BundleRun, manifest: BundleManifest) ->
         raise _inconsistent("status is for another run or config", bundle / STATUS)
     if status.status == "started":
         raise _inconsistent("the run never finished", bundle / STATUS, "status")
-    planned = {(t, r) for t in config.task_set.task_ids for r in range(config.repeats)}
+    schedule = run_order(config)
+    planned = set(schedule)
     seen: set[tuple[str, int]] = set()
     for record in run.attempts:
         where = f"{record.task_id}#{record.repeat}"
@@ -361,6 +376,124 @@ def check_consistency(bundle: Path, run: BundleRun, manifest: BundleManifest) ->
             bundle / STATUS,
             "attempts_done",
         )
+    if status.attempts_total != len(planned):
+        raise _inconsistent(
+            f"status says {status.attempts_total} planned attempts, the config plans "
+            f"{len(planned)} (tasks x repeats)",
+            bundle / STATUS,
+            "attempts_total",
+        )
+    if status.status == "complete":
+        if status.skipped:
+            raise _inconsistent("a complete run skipped nothing", bundle / STATUS, "skipped")
+        return
+    check_early_stop(bundle, run, schedule, seen)
 
 
-__all__ = ["BundleRun", "check_consistency", "load_run", "read_config"]
+# -- a partial run: stopped by its run budget, and nowhere else ------------------------------
+
+
+def run_order(config: RunConfig) -> list[tuple[str, int]]:
+    """The order ``bench run`` takes a run's attempts in (``runner.engine.execute``): the
+    config's task ids in their order, each task's repeats in turn."""
+    return [(t, r) for t in config.task_set.task_ids for r in range(config.repeats)]
+
+
+def _reached(budget: Budget, run: BundleRun) -> list[str]:
+    """The caps of the run budget that the run's attempts (and its wall time) reached, as
+    the runner's meter counts them (``runner.budget.Meter.exhausted``: spent >= cap)."""
+    traces = [record.trace for record in run.attempts]
+    spent = {
+        "tokens": sum(trace.usage.total for trace in traces),
+        "tool_calls": sum(len(trace.tool_calls) for trace in traces),
+        "dollars": sum(trace.cost_usd or 0.0 for trace in traces),
+        "seconds": run.status.elapsed_s,
+    }
+    # Float sums in another order than the runner's, and elapsed_s rounded to the microsecond.
+    slack = {"tokens": 0.0, "tool_calls": 0.0, "dollars": 1e-9, "seconds": 1e-6}
+    reached = []
+    for name, cap in budget.model_dump().items():
+        if cap is not None and spent[name] + slack[name] * max(1.0, cap) >= cap:
+            reached.append(f"{name} {spent[name]:g} >= {cap:g}")
+    return reached
+
+
+def check_early_stop(
+    bundle: Path, run: BundleRun, schedule: list[tuple[str, int]], done: set[tuple[str, int]]
+) -> None:
+    """A ``partial`` run is one its run budget stopped (``runner.engine.execute``: the only
+    way a run ends partial; an interrupted run stays ``started``). What that guarantees:
+
+    * every planned attempt is done or skipped: ``skipped`` lists exactly the attempts
+      without a record, once each (a resumed session retries all the run lacks, and skips
+      every one it does not start);
+    * the run budget of its last session (``status.run_budget``, else config.json's) was
+      reached by what the done attempts spent (tokens, tool calls, dollars) or by the run's
+      wall time (``elapsed_s``): the meter never skips before a cap is reached;
+    * the done attempts are a prefix of :func:`run_order`. Attempts enter the concurrency
+      gate in that order (a FIFO ``asyncio.Semaphore``) and the budget is checked there, once
+      spent it stays spent, and the attempts already in flight finish: so one session stops
+      at one point in the order. Only an interrupted earlier session (``sessions`` > 1) can
+      leave holes before a done attempt: the attempts in flight when it was stopped, at most
+      ``concurrency`` - 1 besides the last attempt it finished.
+
+    A run whose failed attempts were deleted and its status rewritten as partial breaks one
+    of them (docs/SUBMISSIONS.md, "Partial runs")."""
+    status, config = run.status, run.config
+    where = bundle / STATUS
+    if not status.partial_reason:
+        raise _inconsistent("a partial run says why it stopped", where, "partial_reason")
+    planned = set(schedule)
+    skipped: set[tuple[str, int]] = set()
+    for key in status.skipped:
+        item = (key.task_id, key.repeat)
+        if item in skipped or item in done or item not in planned:
+            raise _inconsistent(
+                f"{item[0]}#{item[1]} is skipped twice, done, or not in the plan", where, "skipped"
+            )
+        skipped.add(item)
+    missing = len(schedule) - len(done)
+    if skipped != planned - done:
+        raise _inconsistent(
+            f"{missing} planned attempt(s) have no record but {len(skipped)} are skipped: a run "
+            "its budget stopped skips every attempt it did not do",
+            where,
+            "skipped",
+        )
+    budget = status.run_budget if status.run_budget is not None else config.run_budget
+    if not _reached(budget, run):
+        caps = ", ".join(f"{k} {v:g}" for k, v in budget.model_dump().items() if v is not None)
+        raise _inconsistent(
+            "a run is partial only when its run budget ran out, but "
+            + (f"none of its caps ({caps}) was reached" if caps else "it had no run budget"),
+            where,
+            "run_budget",
+        )
+    allowed = 0 if status.sessions == 1 else config.concurrency - 1
+    holes = 0
+    last: tuple[str, int] | None = None
+    gaps = 0
+    for item in schedule:
+        if item in done:
+            holes, last = gaps, item
+        else:
+            gaps += 1
+    if holes > allowed and last is not None:
+        raise _inconsistent(
+            f"{holes} skipped attempt(s) come before {last[0]}#{last[1]} in the run's order; a "
+            f"run its budget stopped has done a prefix of that order (at most {allowed} "
+            f"skipped before a done attempt: {status.sessions} session(s), concurrency "
+            f"{config.concurrency})",
+            where,
+            "skipped",
+        )
+
+
+__all__ = [
+    "BundleRun",
+    "check_consistency",
+    "check_early_stop",
+    "load_run",
+    "read_config",
+    "run_order",
+]
