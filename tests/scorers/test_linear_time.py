@@ -1,20 +1,22 @@
 """Scorers that read an agent's text do it in linear time, with the former answers
 (benchmarks/bench_secret_shapes.py times both):
 
-* ``longest_shared_run`` (the whole-answer rule's paste check, in scoring and in verify's
-  re-scoring) gives what the table of every pair of positions gave; the table took 80 x a
-  tool result's length;
+* ``longest_shared_run`` (the whole-answer rule's former paste check) gives what the table of
+  every pair of positions gave; the table took 80 x a tool result's length;
+* ``held_runs`` and ``held_set`` (the paste and echo checks now, in scoring and in verify's
+  re-scoring) find what trying every triple of source positions finds, in one pass;
 * ``fenced_body`` (a JSON answer in a fenced block) gives the former regex's body; the regex
   took 34 s on 80,000 blanks after the opening backticks."""
 
 from __future__ import annotations
 
 import re
+from itertools import combinations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.scorers.answers import longest_shared_run
+from bench.scorers.answers import SKIP, held_runs, held_set, longest_shared_run
 from bench.scorers.document import fenced_body
 
 FORMER_FENCE = re.compile(
@@ -55,6 +57,38 @@ def test_known_runs() -> None:
     # a long repetitive source: all 80 answer words, in one pass over the source
     assert longest_shared_run(["a"] * 80, ["a"] * 200_000) == 80
     assert longest_shared_run(["a"] * 80, ["a", "b"] * 100_000) == 1
+
+
+def _triples(answer: list[str], source: list[str]) -> set[tuple[tuple[str, ...], int, int]]:
+    """By definition: every three source positions in order, with at most ``SKIP`` words
+    between two of them, whose words are three consecutive answer words."""
+    runs = set(zip(answer, answer[1:], answer[2:], strict=False))
+    return {
+        ((source[i], source[j], source[k]), i, k)
+        for i, j, k in combinations(range(len(source)), 3)
+        if j - i <= SKIP + 1 and k - j <= SKIP + 1 and (source[i], source[j], source[k]) in runs
+    }
+
+
+@settings(max_examples=3000, deadline=None)
+@given(words, words)
+def test_held_runs_are_the_triples(answer: list[str], source: list[str]) -> None:
+    expected = _triples(answer, source)
+    assert set(held_runs(answer, source)) == expected
+    assert held_set(answer, source) == {run for run, _, _ in expected}
+
+
+def test_known_held_runs() -> None:
+    source = ["orders", "placed", "before", "14", "00", "cet", "leave", "the", "warehouse"]
+    assert set(held_runs(["placed", "before", "cet"], source)) == {
+        (("placed", "before", "cet"), 1, 5)
+    }
+    assert set(held_runs(["placed", "before", "leave"], source)) == set()  # 3 words skipped
+    assert held_set(["a", "b"], ["a", "b"]) == set()
+    # a long repetitive source, in one pass: a few lookups per word
+    assert held_set(["a"] * 79 + ["b"], ["a"] * 200_000) == {("a", "a", "a")}
+    starts = {first for _, first, _ in held_runs(["a", "b", "a"], ["a", "b"] * 100_000)}
+    assert starts == set(range(0, 200_000 - 2, 2))
 
 
 PIECES = ["```", "`", " ", "\t", "\n", "\r", "\r\n", "json", "JSON", "js", "{}", "x"]

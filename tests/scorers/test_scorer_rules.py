@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bench.core.pairs import pair_scores, partner
 from bench.core.score import TaskScore
 from bench.core.trace import Message, ToolCall, Trace
@@ -46,6 +48,108 @@ def test_a_quoted_sentence_is_an_answer_and_a_pasted_passage_is_not() -> None:
     assert problem(sentence + " [faq.md#shipping]", _trace("", _search())) is None
     assert problem(PASSAGE + " [faq.md#shipping]", _trace("", _search())) == (
         "the answer repeats 100% of a tool result or user message word for word"
+    )
+
+
+def _every(k: int, change: str | None, words: list[str]) -> list[str]:
+    """``words`` with every ``k``-th one dropped (``change`` None), replaced by ``change``, or
+    followed by it (``change`` starting with ``+``)."""
+    out: list[str] = []
+    for at, word in enumerate(words, start=1):
+        if at % k:
+            out.append(word)
+        elif change is None:
+            continue
+        elif change.startswith("+"):
+            out += [word, change[1:]]
+        else:
+            out.append(change)
+    return out
+
+
+_SENTENCES = PASSAGE.split(". ")
+_GAPPED = {
+    **{f"drop 1 in {k}": " ".join(_every(k, None, PASSAGE.split())) for k in range(2, 11)},
+    **{f"add 1 after {k}": " ".join(_every(k, "+indeed", PASSAGE.split())) for k in (3, 5)},
+    **{f"change 1 in {k}": " ".join(_every(k, "thing", PASSAGE.split())) for k in (4, 7)},
+    "one word dropped in the middle": PASSAGE.replace(" Standard ", " "),
+    "two words dropped every 8": " ".join(
+        w for at, w in enumerate(PASSAGE.split()) if at % 8 not in (6, 7)
+    ),
+    "sentences reordered": f"{_SENTENCES[1]} {_SENTENCES[0]}.",
+    "small words dropped": " ".join(
+        w for w in PASSAGE.split() if w not in {"the", "a", "on", "to", "inside"}
+    ),
+}
+
+
+@pytest.mark.parametrize("pasted", _GAPPED.values(), ids=list(_GAPPED))
+def test_a_paste_with_gaps_is_still_a_paste(pasted: str) -> None:
+    """A word dropped, added or changed every few words, or the sentences reordered, halved the
+    longest run shared word for word; what counts now is how much of the passage is copied."""
+    found = problem(pasted + " [faq.md#shipping]", _trace("", _search()))
+    assert found is not None and found.startswith("the answer repeats "), found
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # the answering sentence, quoted
+        "Orders placed before 14:00 CET on a working day leave the Rotterdam warehouse the same "
+        "day.",
+        # the other sentence, quoted, and both halves of the passage cut short
+        "Standard delivery inside the EU takes 3 to 5 working days; express delivery takes 1 to "
+        "2 working days.",
+        "Orders placed before 14:00 CET on a working day leave the Rotterdam warehouse the same "
+        "day. Standard delivery inside the EU takes 3 to 5 working days.",
+        # the passage in the answer's own words
+        "Order before 14:00 CET on a working day and it ships that day; standard delivery in the "
+        "EU takes 3-5 working days, express 1-2.",
+    ],
+)
+def test_a_quote_of_part_of_the_passage_is_an_answer(answer: str) -> None:
+    assert problem(answer + " [faq.md#shipping]", _trace("", _search())) is None
+
+
+def test_a_whole_passage_restated_with_a_few_words_changed_is_a_paste() -> None:
+    """The cost docs/LIMITS.md names: not a quote of the part that answers, but the passage."""
+    restated = (
+        "If you order before 14:00 CET on a working day it leaves the warehouse the same day; "
+        "standard delivery in the EU takes 3 to 5 working days and express delivery 1 to 2 "
+        "working days."
+    )
+    assert problem(restated, _trace("", _search())) == (
+        "the answer repeats 94% of a tool result or user message word for word"
+    )
+
+
+def test_an_echo_with_gaps_is_still_an_echo() -> None:
+    question = "Please change the address of order 58220 to Avenue Louise 87."
+    for echoed in (
+        "Please change address of order 58220 to Avenue Louise 87.",
+        "Please change the address of my order 58220 to the Avenue Louise 87.",
+        "Change the address of order 58220, to Avenue Louise 87 please.",
+    ):
+        found = problem(echoed, _trace("", question=question))
+        assert found is not None and found.endswith("copied word for word"), echoed
+    for answer in (
+        "Done: the address of order 58220 is now Avenue Louise 87.",
+        "The address of order 58220 is changed to Avenue Louise 87.",
+    ):
+        assert problem(answer, _trace("", question=question)) is None
+
+
+def test_a_long_source_is_no_paste_of_a_short_answer() -> None:
+    """A copy keeps at least one word in three, so an 80-word answer is no paste of a source
+    of 200,000 words however repetitive (and that source is not read); it can still be an echo
+    of part of it."""
+    long = " ".join(["on", "a", "working", "day"] * 50_000)
+    call = ToolCall(id="t", name="get_calendar", result=long)
+    answer = " ".join(["on a working day"] * 20)
+    assert problem(answer, Trace(answers=[answer], tool_calls=[call])) is None
+    shown = [Message(role="tool", name="get_calendar", content=long, tool_call_id="t")]
+    assert problem(answer, Trace(messages=shown, answers=[answer], tool_calls=[call])) == (
+        "100% of the answer is a user message or tool result, copied word for word"
     )
 
 

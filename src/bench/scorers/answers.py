@@ -8,26 +8,37 @@ answer at all:
 * **Length budget.** At most ``WORD_BUDGET`` words (80), not counting cited passage ids. A
   support answer that needs more is rare; an answer that pads, stuffs keywords or pastes
   several passages always needs more.
-* **No pasting.** The answer must not reproduce, word for word, a whole passage, tool result or
-  user message the agent was given: a run of consecutive words shared with one source (a
-  passage text, any string in a tool result, a tool result as JSON, a user message) that covers
-  at least ``PASTE_SHARE`` (90 %) of a source of at least ``PASTE_MIN_WORDS`` (20) words.
-  Quoting the sentence that answers is fine; handing back the search result, or the question,
-  is not. And an answer that *is* a copy — at least ``PASTE_SHARE`` of its own words (and at
-  least ``COPY_MIN_WORDS``, 4) in one run shared with a user message or with what a tool other
-  than ``search_docs`` returned, as the agent saw it — repeats instead of answering, however
-  short. (Search results are left out of this second test: the answer to a documentation
-  question may well be one sentence of a passage, quoted.)
+* **No pasting.** The answer must not reproduce a whole passage, tool result or user message the
+  agent was given: the words of one source (a passage text, any string in a tool result, a tool
+  result as JSON, a user message) that the answer copies (below) must stay under
+  ``PASTE_SHARE`` (90 %) of a source of at least ``PASTE_MIN_WORDS`` (20) words. Quoting the
+  sentence that answers is fine; handing back the search result, or the question, is not. And
+  an answer that *is* a copy — at least ``PASTE_SHARE`` of its own words (and at least
+  ``COPY_MIN_WORDS``, 4) copied from a user message or from what a tool other than
+  ``search_docs`` returned, as the agent saw it — repeats instead of answering, however short.
+  (Search results are left out of this second test: the answer to a documentation question
+  may well be one sentence of a passage, quoted.)
+
+What counts as copied survives a copy that drops, adds or changes a word every few words, or
+reorders sentences. The answer's runs of ``SHINGLE`` (3) consecutive words are looked for in the
+source in the same order, with at most ``SKIP`` (2) other source words between two of a run's
+words (:func:`held_runs`). A source word is copied when it lies from the first to the last word
+of such a place; an answer word, when it lies in a run the source holds; and in either, a single
+word between two copied words is copied too. A copy keeps at least one word in ``SKIP + 1``, so
+a source more than that many times the answer's length is never a paste of it. (The longest run
+shared word for word, the former measure, was halved by one word dropped in the middle.)
 
 Words are runs of letters and digits (``\\w+``), compared case-insensitively, so punctuation and
-JSON quoting do not hide a copy. ``problem`` returns the sentence a failing check appends, or
-None when the answer is within both rules.
+JSON quoting do not hide a copy. ``problem`` returns the sentence a failing check appends (the
+same words as when only a copy word for word counted), or None when the answer is within both
+rules.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -39,6 +50,10 @@ WORD_BUDGET = 80
 PASTE_SHARE = 0.9
 PASTE_MIN_WORDS = 20
 COPY_MIN_WORDS = 4
+SHINGLE = 3
+"""Consecutive answer words in a run that marks words as copied (:func:`held_runs`)."""
+SKIP = 2
+"""The most source words a copied run may skip between two of its words."""
 
 _WORD = re.compile(r"\w+")
 CITATION_PATTERN = re.compile(r"[A-Za-z0-9_./-]+\.md#[a-z0-9_-]+")
@@ -122,7 +137,8 @@ def sources(trace: Trace) -> list[list[str]]:
 
 
 def longest_shared_run(answer: list[str], source: list[str]) -> int:
-    """Length of the longest run of consecutive words that ``answer`` and ``source`` share.
+    """Length of the longest run of consecutive words that ``answer`` and ``source`` share (the
+    paste rules' former measure; they read :func:`held_runs` now).
 
     In time linear in both lengths, whatever they repeat: the suffix automaton of ``answer``
     (the short side: an answer is at most ``WORD_BUDGET`` words here), then ``source`` read
@@ -177,14 +193,102 @@ def _suffix_automaton(words: list[str]) -> tuple[list[int], list[int], list[dict
     return link, length, step
 
 
-def pasted_share(answer: list[str], trace: Trace) -> float:
-    """The largest share of one source the answer reproduces word for word (0 when none)."""
-    share = 0.0
-    present = set(answer)
-    for source in sources(trace):
-        if not present.intersection(source):
+def _shingles(words: list[str]) -> Iterator[tuple[str, ...]]:
+    """Each run of ``SHINGLE`` consecutive words, in order."""
+    return zip(*(words[at:] for at in range(SHINGLE)), strict=False)
+
+
+def _prefixes(answer: list[str]) -> set[tuple[str, ...]]:
+    """The answer's runs and their shorter prefixes (at most ``SHINGLE × WORD_BUDGET``)."""
+    return {run[:size] for run in _shingles(answer) for size in range(1, SHINGLE + 1)}
+
+
+def held_runs(answer: list[str], source: list[str]) -> Iterator[tuple[tuple[str, ...], int, int]]:
+    """Where ``source`` holds a run of ``SHINGLE`` consecutive answer words in their order, with
+    at most ``SKIP`` other source words between two of them (words a copy dropped): the run, and
+    the source indices of its first and last word. Each source word starts at most
+    ``(SKIP + 1) ** (SHINGLE - 1)`` (9) such places, found by at most 13 set lookups."""
+    prefixes = _prefixes(answer)
+    for first, word in enumerate(source):
+        if (word,) not in prefixes:
             continue
-        share = max(share, longest_shared_run(answer, source) / len(source))
+        reached: list[tuple[tuple[str, ...], int]] = [((word,), first)]
+        for _ in range(SHINGLE - 1):
+            reached = [
+                (held + (source[at],), at)
+                for held, last in reached
+                for at in range(last + 1, min(last + SKIP + 2, len(source)))
+                if held + (source[at],) in prefixes
+            ]
+        for held, last in reached:
+            yield held, first, last
+
+
+def held_set(answer: list[str], source: list[str]) -> set[tuple[str, ...]]:
+    """The runs :func:`held_runs` finds, without where: one pass over ``source`` keeping the
+    prefixes that end at each of the last ``SKIP + 1`` words, so a source that repeats the
+    answer's words costs a few lookups per word (a tool result may be a million words)."""
+    runs = set(_shingles(answer))
+    prefixes = _prefixes(answer) - runs
+    found: set[tuple[str, ...]] = set()
+    recent: deque[set[tuple[str, ...]]] = deque(maxlen=SKIP + 1)
+    for word in source:
+        start: tuple[str, ...] = (word,)
+        here = {start} & prefixes
+        for alive in recent:
+            for held in alive:
+                longer = held + (word,)
+                if longer in runs:
+                    found.add(longer)
+                elif longer in prefixes:
+                    here.add(longer)
+        if len(found) == len(runs):
+            break
+        recent.append(here)
+    return found
+
+
+def _copied(marked: list[bool]) -> int:
+    """The marked words, and each single unmarked word between two marked ones (a word a copy
+    changed or added)."""
+    inside = sum(
+        1
+        for at in range(1, len(marked) - 1)
+        if marked[at - 1] and marked[at + 1] and not marked[at]
+    )
+    return sum(marked) + inside
+
+
+def pasted_share(answer: list[str], trace: Trace) -> float:
+    """The largest share of one source the answer copies (0 when none): a source word is copied
+    when it lies from the first to the last word of a place :func:`held_runs` finds, or alone
+    between two such words. A copy keeps at least one word in ``SKIP + 1``, so a source more
+    than ``SKIP + 1`` times the answer's length is not one (and is not read)."""
+    share = 0.0
+    for source in sources(trace):
+        if len(source) > (SKIP + 1) * len(answer):
+            continue
+        marked = [False] * len(source)
+        for _, first, last in held_runs(answer, source):
+            marked[first : last + 1] = [True] * (last + 1 - first)
+        share = max(share, _copied(marked) / len(source))
+    return share
+
+
+def echoed_share(answer: list[str], trace: Trace) -> float:
+    """The largest share of the answer copied from one user message or tool result other than
+    search's (0 when none): an answer word is copied when it lies in one of the answer's runs
+    that the source holds (:func:`held_set`), or alone between two such words."""
+    share = 0.0
+    for source in copied_from(trace):
+        found = held_set(answer, source)
+        if not found:
+            continue
+        marked = [False] * len(answer)
+        for at, run in enumerate(_shingles(answer)):
+            if run in found:
+                marked[at : at + SHINGLE] = [True] * SHINGLE
+        share = max(share, _copied(marked) / len(answer))
     return share
 
 
@@ -197,15 +301,11 @@ def problem(text: str, trace: Trace) -> str | None:
     if share >= PASTE_SHARE:
         return f"the answer repeats {share:.0%} of a tool result or user message word for word"
     if len(listed) >= COPY_MIN_WORDS:
-        present = set(listed)
-        for source in copied_from(trace):
-            if present.intersection(source):
-                run = longest_shared_run(listed, source)
-                if run / len(listed) >= PASTE_SHARE:
-                    return (
-                        f"{run / len(listed):.0%} of the answer is a user message or tool result, "
-                        "copied word for word"
-                    )
+        share = echoed_share(listed, trace)
+        if share >= PASTE_SHARE:
+            return (
+                f"{share:.0%} of the answer is a user message or tool result, copied word for word"
+            )
     return None
 
 
@@ -214,9 +314,14 @@ __all__ = [
     "COPY_MIN_WORDS",
     "PASTE_MIN_WORDS",
     "PASTE_SHARE",
+    "SHINGLE",
+    "SKIP",
     "WORD_BUDGET",
     "citation_spans",
     "copied_from",
+    "echoed_share",
+    "held_runs",
+    "held_set",
     "longest_shared_run",
     "pasted_share",
     "problem",

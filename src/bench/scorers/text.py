@@ -16,6 +16,12 @@ answer over the length budget, or in one that pastes a tool result, does not cou
 fails with the reason (``the answer contains '14:00 CET', but the answer is 212 words, over the
 budget of 80``). ``not_contains`` reads every word, however many there are.
 
+**A hedge is not an answer.** On a task whose corpus answers it (a ``citations`` check and no
+``answerable`` one: the grounded questions that are not marked unanswerable), ``contains`` and
+``regex`` also fail an answer that says it does not know (a decline phrase of ``answerable``,
+``citations.DECLINE_PHRASES``) beside the value: "I don't know." in front of every answer
+would otherwise pass every unanswerable question and lose nothing on the others.
+
 Sentences quote the start of the answer (or, for a forbidden match far into the answer, the
 stretch around it), truncated to about 80 characters with '…'.
 """
@@ -26,10 +32,11 @@ import functools
 import re
 
 from bench.core.score import Verdict
-from bench.tasks.expectations import Contains, NotContains, Regex
+from bench.tasks.expectations import Answerable, Citations, Contains, NotContains, Regex
 
 from . import answers
 from .base import ScoringContext, excerpt, failed, passed, register, squash
+from .citations import find_decline
 
 _FLAGS: dict[str, re.RegexFlag] = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
@@ -46,6 +53,26 @@ def _find(value: str, answer: str, case_sensitive: bool) -> re.Match[str] | None
     return _literal(value, case_sensitive).search(answer)
 
 
+def _problem(answer: str, context: ScoringContext) -> str | None:
+    """Why an answer holding the expected value still does not answer: ``answers.problem``
+    (length, pasting), or a hedge on a question the corpus answers."""
+    whole = answers.problem(answer, context.trace)
+    if whole is not None:
+        return whole
+    expectations = context.task.expectations
+    if not any(isinstance(e, Citations) for e in expectations) or any(
+        isinstance(e, Answerable) for e in expectations
+    ):
+        return None
+    decline = find_decline(answer)
+    if decline is None:
+        return None
+    return (
+        f"it also says '{decline.group(0)}': the corpus answers this question, and an answer "
+        "that declines too is a hedge, not an answer"
+    )
+
+
 def _shown(value: str, case_sensitive: bool) -> str:
     return f"'{value}'" + (" (case-sensitive)" if case_sensitive else "")
 
@@ -56,7 +83,7 @@ def score_contains(expectation: Contains, context: ScoringContext) -> Verdict:
     value = squash(expectation.value)
     shown = _shown(value, expectation.case_sensitive)
     if _find(value, answer, expectation.case_sensitive) is not None:
-        whole = answers.problem(context.trace.answer, context.trace)
+        whole = _problem(context.trace.answer, context)
         if whole is not None:
             return failed(expectation, f"the answer contains {shown}, but {whole}")
         return passed(expectation, f"the answer contains {shown}")
@@ -95,7 +122,7 @@ def score_regex(expectation: Regex, context: ScoringContext) -> Verdict:
     answer = context.trace.answer
     match = re.search(expectation.pattern, answer, _flag_bits(list(expectation.flags)))
     if match is not None:
-        whole = answers.problem(answer, context.trace)
+        whole = _problem(answer, context)
         if whole is not None:
             return failed(expectation, f"{_slashed(expectation)} matches, but {whole}")
         return passed(
