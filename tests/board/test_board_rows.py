@@ -299,3 +299,25 @@ def test_a_subset_cohort_says_so() -> None:
     assert "cohort subset-key: subset: 2 of 86 public tasks: these runs left out tasks" in (
         " ".join(board.warnings)
     )
+
+
+def test_a_partial_run_is_listed_with_no_score_of_any_kind() -> None:
+    """A partial run's means cover only what it did: a run whose failures were cut off and
+    called partial would otherwise show 1.000 per axis and per language beside the others."""
+    ids = [f"t{i}" for i in range(10)]
+    fams = dict.fromkeys(ids, "qa")
+    whole = entry("a", dict.fromkeys(ids, 0.5), fams, axes={"answer": 0.5})
+    cut = entry(
+        "b",
+        dict.fromkeys(ids[:4], 1.0),
+        fams,
+        status="partial",
+        axes={"answer": 1.0},
+        languages={"en": (1.0, 4)},
+    )
+    rows = {r.entrant: r for r in build_rows([whole, cut], inputs_hash="x", seed=1, B=100)
+            .cohorts[0].entries}  # fmt: skip
+    assert rows["a"].ranked and rows["a"].axes == {"answer": 0.5}
+    partial = rows["b"]
+    assert not partial.ranked and partial.headline is None and partial.families == []
+    assert partial.axes == {} and partial.languages == []

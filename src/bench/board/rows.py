@@ -154,8 +154,20 @@ def _cohort(
     chosen = {id(e) for e in ranked} | {id(e) for e in references}
     for e in members:
         if id(e) not in chosen:
+            # Not ranked, and no score of any kind: a partial run's means cover only the
+            # attempts it did, which its submitter chose where the run stopped (a run with
+            # its failures cut off and called partial would show 1.000 per axis and language).
             rows.append(
-                _row(e, ranked=False, headline=None, analytic_se=None, pooled=None, families=[])
+                _row(
+                    e,
+                    ranked=False,
+                    headline=None,
+                    analytic_se=None,
+                    pooled=None,
+                    families=[],
+                    axes={},
+                    languages=[],
+                )
             )
     rows.sort(
         key=lambda r: order_key(
