@@ -611,3 +611,41 @@ def test_the_landing_order_is_one_sort_key(tmp_path: Path) -> None:
         for a in bundles:
             for b in bundles:
                 assert earlier(a, b, rank, created) == rule(a, b, rank, created), (a, b)
+
+
+# -- manifest and record hygiene --------------------------------------------------------------
+
+
+def test_a_file_listed_twice_is_refused_whichever_entry_matches(
+    mini: Path, keys: dict[str, Path], tmp_path: Path
+) -> None:
+    """One hash per file: with two entries for a path, the verifier took the last one, and a
+    reader of the first would see another file than the one verified."""
+    bundle = _bundle(mini, mini / "targets" / "good.yaml", "mini-good", keys, tmp_path)
+    manifest = json.loads((bundle / "manifest.json").read_bytes())
+    [entry] = [e for e in manifest["files"] if e["path"] == "attempts.jsonl.gz"]
+    for twin in ({**entry, "sha256": "0" * 64}, dict(entry)):  # a stale twin first, then equal
+        forged = json.loads(json.dumps(manifest))
+        forged["files"].insert(0, twin)
+        raw = rfc8785.dumps(forged)
+        (bundle / "manifest.json").write_bytes(raw)
+        key = serialization.load_ssh_private_key(keys["mini-good"].read_bytes(), password=None)
+        (bundle / "manifest.json.sig").write_text(sign(raw, key))  # type: ignore[arg-type]
+        verdict = verify_bundle(bundle, _options(tmp_path, mini))
+        assert verdict.code is not None and verdict.code.value == "MANIFEST_SCHEMA"
+        assert verdict.field is not None and verdict.field.startswith("files[")
+        assert "listed twice" in verdict.message
+
+
+def test_a_run_created_after_its_bundle_is_refused(
+    mini: Path, keys: dict[str, Path], tmp_path: Path
+) -> None:
+    bundle = _bundle(mini, mini / "targets" / "good.yaml", "mini-good", keys, tmp_path)
+    assert verify_bundle(bundle, _options(tmp_path, mini)).valid
+    config = json.loads((bundle / "config.json").read_bytes())
+    config["created_at"] = "2999-01-01T00:00:00Z"
+    text = json.dumps(config, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    _resign(bundle, keys["mini-good"], {"config.json": text.encode()})
+    verdict = verify_bundle(bundle, _options(tmp_path, mini))
+    assert verdict.code is not None and verdict.code.value == "CREATED_IN_FUTURE", verdict.message
+    assert verdict.field == "created_at" and (verdict.path or "").endswith("config.json")

@@ -111,7 +111,31 @@ def check_time(manifest: BundleManifest, now: datetime, where: str) -> None:
         )
 
 
+def check_run_time(bundle: Path, created: datetime, manifest: BundleManifest) -> None:
+    """The run was made before it was bundled: config.json's ``created_at`` is not after the
+    manifest's (the board shows it, and picks an entrant's latest run by it)."""
+    bundled = datetime.strptime(manifest.created_at, "%Y-%m-%dT%H:%M:%S%z")
+    if created > bundled + CLOCK_SKEW:
+        raise VerifyFailure(
+            Code.CREATED_IN_FUTURE,
+            f"the run says it was created at {created.isoformat()}, after the bundle that "
+            f"holds it ({manifest.created_at})",
+            path=str(bundle / "config.json"),
+            field="created_at",
+        )
+
+
 def check_files(bundle: Path, manifest: BundleManifest, sizes: dict[str, int]) -> None:
+    seen: set[str] = set()
+    for index, entry in enumerate(manifest.files):
+        if entry.path in seen:  # one hash per file: which one a reader takes must not matter
+            raise VerifyFailure(
+                Code.MANIFEST_SCHEMA,
+                f"{entry.path} is listed twice",
+                path=str(bundle / MANIFEST),
+                field=f"files[{index}].path",
+            )
+        seen.add(entry.path)
     listed = {entry.path: entry for entry in manifest.files}
     on_disk = set(sizes) - {MANIFEST, SIGNATURE}
     for name in sorted(on_disk - set(listed)):
@@ -160,6 +184,7 @@ def check_unique(bundle: Path, placement: Placement) -> None:
 __all__ = [
     "check_binding",
     "check_files",
+    "check_run_time",
     "check_signature",
     "check_time",
     "check_unique",

@@ -165,6 +165,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     manifest.check_files(bundle, claimed, sizes)
     done("file hashes")
     run = records.load_run(bundle)
+    manifest.check_run_time(bundle, run.config.created_at, claimed)
     progress.run = run
     progress.suite = run.config.task_set.suite_label()
     records.check_consistency(bundle, run, claimed)
