@@ -276,6 +276,7 @@
     parts.appendChild(el("h3", "Axis scores"));
     var axes = el("ul");
     Object.keys(r.axes).sort().forEach(function (a) { axes.appendChild(el("li", a + ": " + fmt(r.axes[a], 3))); });
+    if (!Object.keys(r.axes).length) axes.appendChild(el("li", "—"));
     parts.appendChild(axes);
     if (r.safety.length) {
       parts.appendChild(el("h3", "Safety violations", "flag"));
