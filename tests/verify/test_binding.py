@@ -312,6 +312,17 @@ def test_content_ignores_names_case_and_spacing_and_sees_near_copies() -> None:
     assert (found.own_shared, found.own_compared, found.duplicate) == (4, 4, True)
     found = overlap({"t": [one, other, other, other]}, {"t": [near]})
     assert (found.own_shared, found.own_compared, found.duplicate) == (1, 4, False)
+    # padded: the other's own words all kept, as many words of its own added (Jaccard 0.5)
+    padded = content([text + " Kindly note zebra quartz umbrella violin walnut xylophone yacht "
+                      "marble lantern harbor."], calls, handed)  # fmt: skip
+    assert padded is not None and padded.near(one, own=True)
+    assert provenance._jaccard(padded.own, one.own) < provenance.NEAR_OWN
+    assert not one.near(padded, own=True)  # the shorter one does not hold the padded one
+    found = overlap({"t": [padded] * 3, "u": [padded]}, {"t": [one], "u": [one]})
+    assert (found.own_shared, found.own_compared, found.duplicate) == (4, 4, True)
+    # padded past twice its size: not a copy by this rule
+    long = content([text + " " + " ".join(f"w{i}" for i in range(3 * len(one.own)))], calls)
+    assert long is not None and not long.near(one, own=True)
     # a thief re-publishing three repeats as seven: paired one to one, only 3 of 7 (43 %)
     theirs_three = {f"t{i}": [one, near, one] for i in range(4)}
     mine_seven = {f"t{i}": [one] * 4 + [near] * 3 for i in range(4)}
@@ -324,6 +335,12 @@ def test_content_ignores_names_case_and_spacing_and_sees_near_copies() -> None:
     assert (found.own_compared, found.all_shared, found.all_compared) == (0, 3, 3)
     assert found.duplicate
     assert not overlap(copies, {"t0": [quoted], "t1": [other], "t2": [other]}).duplicate
+
+
+def _pad(a: Content, rng: random.Random) -> Content:
+    """``a`` with up to as many new words of its own as it has (a padded copy)."""
+    extra = {f"pad{rng.randint(0, 10**6)}" for _ in range(rng.randint(1, max(1, len(a.own))))}
+    return replace(a, digest=a.digest + "p", words=a.words | extra, own=a.own | extra)
 
 
 @pytest.mark.parametrize("tokens", ["blake2b", "colliding"])
@@ -358,9 +375,11 @@ def test_the_prefilter_never_hides_a_duplicate(
         out: dict[str, list[Content]] = {}
         for task, attempts in source.items():
             kept = [a if rng.random() < 0.7 else (attempt() or a) for a in attempts]
-            out[task] = [  # a near copy: one word more, so another digest
+            out[task] = [  # a near copy: one word more, so another digest; or padded
                 replace(a, digest=a.digest + "x", words=a.words | {"x"}, own=a.own | {"x"})
-                if rng.random() < 0.8
+                if rng.random() < 0.6
+                else _pad(a, rng)
+                if rng.random() < 0.5
                 else a
                 for a in kept
             ]
@@ -394,7 +413,7 @@ def _could_duplicate_in_full(mine: dict[str, list[Content]], theirs: provenance.
             if attempt.distinctive:
                 own_compared += 1
                 own_shared += exact or provenance._contained(
-                    attempt.own, theirs.own, provenance.NEAR_OWN
+                    attempt.own, theirs.own, provenance.OWN_BOUND
                 )
     return provenance.Overlap(own_shared, own_compared, all_shared, all_compared).duplicate
 

@@ -18,7 +18,9 @@ and why in docs/SUBMISSIONS.md, "Provenance"):
    passages). An attempt with at least ``MIN_OWN_WORDS`` (5) of them is *distinctive*. If at
    least ``OWN_SHARE`` (50 %) of this bundle's distinctive attempts (at least ``MIN_OWN`` = 3
    of them, on tasks both attempted) have a near copy in the other
-   (Jaccard similarity of own words and tool calls at least ``NEAR_OWN`` = 0.8), it is a copy:
+   (Jaccard similarity of own words and tool calls at least ``NEAR_OWN`` = 0.8, or the other's
+   own words and tool calls at least ``CONTAIN_OWN`` = 90 % inside this one's, which is at most
+   ``PAD_RATIO`` = 2 times their number: a copy padded with words of its own), it is a copy:
    independent agents do not phrase half their answers alike.
 2. **Everything.** If at least ``ALL_SHARE`` (90 %) of the attempts with any answer or tool
    call (at least ``MIN_ALL`` of them) have a near copy in the other (Jaccard similarity of all
@@ -43,7 +45,8 @@ and modification time, so a board that verifies N bundles reads each once, not N
 two bundles are compared attempt by attempt, a necessary condition is checked per task against
 the union of the other bundle's words: an attempt can have a near copy there only if that union
 contains at least the threshold's share of its words (Jaccard at least t implies containment at
-least t) or its exact digest; when even these upper bounds do not make a duplicate, the pair is
+least t; a padded copy, ``CONTAIN_OWN / PAD_RATIO`` of its own words: ``OWN_BOUND``) or its
+exact digest; when even these upper bounds do not make a duplicate, the pair is
 skipped. The verdict is the same as comparing every pair in full (a test checks both ways).
 The unions hold 64-bit tokens of the words (:func:`token`), so that a board's cache can keep
 them small (``digeststore``); words sharing a token only let more pairs through.
@@ -75,6 +78,10 @@ from .records import BundleRun
 MIN_OWN_WORDS = 5
 MIN_OWN = 3
 NEAR_OWN = 0.8
+# Padding: the other attempt's own words kept (at least CONTAIN_OWN of them) inside an attempt
+# at most PAD_RATIO times its size is a near copy too, whatever was added around them.
+CONTAIN_OWN = 0.9
+PAD_RATIO = 2.0
 OWN_SHARE = 0.5
 NEAR_ALL = 0.9
 ALL_SHARE = 0.9
@@ -98,6 +105,19 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / union if union else 1.0
 
 
+def _padded(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Whether ``mine`` holds at least ``CONTAIN_OWN`` of ``theirs`` and is at most
+    ``PAD_RATIO`` times its size: a copy with words of its own added around it."""
+    if not theirs or len(mine) > PAD_RATIO * len(theirs):
+        return False
+    return len(mine & theirs) >= CONTAIN_OWN * len(theirs)
+
+
+# What the prefilter may assume of an attempt with a near copy by own words: that share of its
+# own words lies in the other's (Jaccard >= t gives t; a padded copy, CONTAIN_OWN / PAD_RATIO).
+OWN_BOUND = min(NEAR_OWN, CONTAIN_OWN / PAD_RATIO)
+
+
 @dataclass(frozen=True)
 class Content:
     """What one attempt did, without names, ids, timings or the order of repeats."""
@@ -115,7 +135,7 @@ class Content:
         if self.digest == other.digest:
             return True
         if own:
-            return _jaccard(self.own, other.own) >= NEAR_OWN
+            return _jaccard(self.own, other.own) >= NEAR_OWN or _padded(self.own, other.own)
         return _jaccard(self.words, other.words) >= NEAR_ALL
 
 
@@ -302,7 +322,7 @@ def could_duplicate(mine: Contents | Probes, theirs: Digest) -> bool:
         exact_own,
         [a.own for a in missed if a.distinctive],
         theirs.own,
-        NEAR_OWN,
+        OWN_BOUND,
         distinctive,
         MIN_OWN,
         OWN_SHARE,
@@ -529,11 +549,14 @@ def check_provenance(
 
 __all__ = [
     "ALL_SHARE",
+    "CONTAIN_OWN",
     "MIN_OWN",
     "MIN_OWN_WORDS",
     "NEAR_ALL",
     "NEAR_OWN",
+    "OWN_BOUND",
     "OWN_SHARE",
+    "PAD_RATIO",
     "Content",
     "Overlap",
     "Digest",
