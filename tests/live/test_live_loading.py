@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,22 +17,24 @@ from bench.runner import RunRequest, start_run
 from bench.testing.mock_server import MockServer
 
 
+def _request(mini: Path, target: Path, **more: Any) -> RunRequest:
+    """One task of the mini set against ``target``."""
+    return RunRequest(
+        tasks=mini / "tasks",
+        target_file=target,
+        runs_dir=mini / "runs",
+        task_ids=("qa-0001",),
+        **more,
+    )
+
+
 def test_a_run_waits_for_a_loading_server_and_records_what_it_declares_when_ready(
     mini: Path, target_file: Callable[..., Path]
 ) -> None:
     told: list[str] = []
     with MockServer(max_seconds=60, loading_s=1.5) as server:
         target = target_file("loading", server.url + "/v1")
-        run_dir, status = start_run(
-            RunRequest(
-                tasks=mini / "tasks",
-                target_file=target,
-                runs_dir=mini / "runs",
-                task_ids=("qa-0001",),
-                wait_ready_s=20,
-                on_notice=told.append,
-            )
-        )
+        run_dir, status = start_run(_request(mini, target, wait_ready_s=20, on_notice=told.append))
         probes = len(server.requests("/health"))
     assert status.status == "complete"
     [record] = run_dir.attempts()
@@ -49,15 +52,7 @@ def test_a_server_still_loading_after_the_wait_stops_the_run_before_anything_is_
     with MockServer(max_seconds=60, loading_s=60) as server:
         target = target_file("loading", server.url + "/v1")
         with pytest.raises(EntrantError) as info:
-            start_run(
-                RunRequest(
-                    tasks=mini / "tasks",
-                    target_file=target,
-                    runs_dir=mini / "runs",
-                    task_ids=("qa-0001",),
-                    wait_ready_s=0.6,
-                )
-            )
+            start_run(_request(mini, target, wait_ready_s=0.6))
         assert not server.model_requests()
     assert info.value.code == "SERVER_NOT_READY"
     assert "503" in info.value.message and "--wait-ready" in info.value.message
@@ -69,15 +64,7 @@ def test_without_a_wait_the_run_goes_on_and_its_attempts_error(
 ) -> None:
     with MockServer(max_seconds=60, loading_s=60) as server:
         target = target_file("loading", server.url + "/v1")
-        run_dir, _ = start_run(
-            RunRequest(
-                tasks=mini / "tasks",
-                target_file=target,
-                runs_dir=mini / "runs",
-                task_ids=("qa-0001",),
-                wait_ready_s=0,
-            )
-        )
+        run_dir, _ = start_run(_request(mini, target, wait_ready_s=0))
     [record] = run_dir.attempts()
     assert record.outcome == "errored"
     assert record.reason is not None and "503" in record.reason

@@ -28,6 +28,22 @@ class Session:
     run_id: str
 
 
+def signing_keys(root: Path, entrants: tuple[str, ...]) -> dict[str, Path]:
+    """A fresh key per entrant under ``root/keys`` and their ``root/submissions/allowed_signers``;
+    the private key files by entrant."""
+    out = {}
+    lines = []
+    for name in entrants:
+        path = root / "keys" / name
+        key = write_private_key(path)
+        out[name] = path
+        lines.append(signer_line(name, public_line(key.public_key())) + "\n")
+    signers = root / "submissions" / "allowed_signers"
+    signers.parent.mkdir(parents=True)
+    signers.write_text("".join(lines))
+    return out
+
+
 def _write_key(path: Path, key: Ed25519PrivateKey) -> Path:
     write_private_key(path, key)
     return path

@@ -20,10 +20,9 @@ import rfc8785
 from cryptography.hazmat.primitives import serialization
 
 from bench.runner import RunRequest, start_run
-from bench.signing import public_line, sign, signer_line
+from bench.signing import sign
 from bench.signing.bundle import build_bundle, deterministic_gzip
 from bench.testing.agent_server import AgentServer
-from bench.testing.keys import write_private_key
 from bench.verify import VerifyOptions, digeststore, provenance, verify_bundle
 from bench.verify.digeststore import DigestStore
 from bench.verify.provenance import (
@@ -36,6 +35,8 @@ from bench.verify.provenance import (
 )
 from bench.verify.sample import resolve_seed, seed_from
 
+from .conftest import signing_keys
+
 BASE = Path(__file__).resolve().parents[1] / "fixtures" / "bundles" / "_base"
 ATTEMPTS = "attempts.jsonl.gz"
 ENTRANTS = ("mini-good", "mini-agent", "mini-crashes-on-refunds", "bob", "mini-slow")
@@ -43,17 +44,7 @@ ENTRANTS = ("mini-good", "mini-agent", "mini-crashes-on-refunds", "bob", "mini-s
 
 @pytest.fixture
 def keys(tmp_path: Path) -> dict[str, Path]:
-    out = {}
-    lines = []
-    for name in ENTRANTS:
-        path = tmp_path / "keys" / name
-        key = write_private_key(path)
-        out[name] = path
-        lines.append(signer_line(name, public_line(key.public_key())) + "\n")
-    signers = tmp_path / "submissions" / "allowed_signers"
-    signers.parent.mkdir(parents=True)
-    signers.write_text("".join(lines))
-    return out
+    return signing_keys(tmp_path, ENTRANTS)
 
 
 def _bundle(mini: Path, target: Path, entrant: str, keys: dict[str, Path], root: Path) -> Path:

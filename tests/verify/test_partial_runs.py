@@ -28,10 +28,10 @@ from bench.records import RunStore
 from bench.records.run import AttemptKey, AttemptRecord, RunConfig, attempt_filename
 from bench.records.store import RunDir
 from bench.runner import RunRequest, resume_run, start_run
-from bench.signing import public_line, signer_line
 from bench.signing.bundle import build_bundle
-from bench.testing.keys import write_private_key
 from bench.verify import BundleVerdict, VerifyOptions, verify_bundle
+
+from .conftest import signing_keys
 
 ENTRANTS = ("mini-good", "mini-paced", "mini-crashes-on-refunds", "mini-crashes-on-shipping")
 
@@ -49,17 +49,7 @@ def crashes_on_shipping(request):
 
 @pytest.fixture
 def keys(tmp_path: Path) -> dict[str, Path]:
-    out = {}
-    lines = []
-    for name in ENTRANTS:
-        path = tmp_path / "keys" / name
-        key = write_private_key(path)
-        out[name] = path
-        lines.append(signer_line(name, public_line(key.public_key())) + "\n")
-    signers = tmp_path / "submissions" / "allowed_signers"
-    signers.parent.mkdir(parents=True)
-    signers.write_text("".join(lines))
-    return out
+    return signing_keys(tmp_path, ENTRANTS)
 
 
 @pytest.fixture
