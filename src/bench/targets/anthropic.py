@@ -144,12 +144,23 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
         raise EntrantError("the message has no content list", code="ENDPOINT_BAD_RESPONSE")
     texts: list[str] = []
     calls: list[ToolCallRequest] = []
+    apart = False  # another block came between this text and the text before it
     for index, block in enumerate(blocks):
         if not isinstance(block, dict):
             continue
         if block.get("type") == "text" and isinstance(block.get("text"), str):
-            texts.append(block["text"])
-        elif block.get("type") == "tool_use":
+            # Text blocks in a row are one text: the citations feature splits a sentence
+            # into blocks at each cited span ("According to ", "the grass is green", " and
+            # "...), so they join as they are. Text on either side of another block (a tool
+            # call, a server tool's result) is a new paragraph.
+            if block["text"]:
+                if apart and texts:
+                    texts.append("\n")
+                texts.append(block["text"])
+                apart = False
+            continue
+        apart = True
+        if block.get("type") == "tool_use":
             if "input_json" in block:
                 arguments, problem = tool_arguments(block["input_json"])
             else:
@@ -166,7 +177,7 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
                     arguments_error=problem,
                 )
             )
-    content = "\n".join(text for text in texts if text)
+    content = "".join(texts)
     if not content.strip() and not calls:
         raise EntrantError(
             "the endpoint answered with neither content nor tool calls "

@@ -305,7 +305,9 @@ def _transport_failure(exc: Exception) -> Failure:
         return Failure(
             code="ENDPOINT_UNREACHABLE", message=f"cannot connect ({kind}: {text})", retryable=False
         )
-    if httpx_module is not None and isinstance(exc, httpx_module.DecodingError):
+    if isinstance(exc, wire.DecodingError) or (
+        httpx_module is not None and isinstance(exc, httpx_module.DecodingError)
+    ):
         return Failure(
             code="ENDPOINT_BAD_JSON",
             message=f"the body could not be decoded ({text})",
@@ -668,6 +670,17 @@ class HttpEndpoint:
         if not 200 <= status < 300:
             body = await _read_capped(response, MAX_ERROR_BYTES, truncate=True)
             raise AttemptFailed(classify_status(status, headers, scrub_bytes(body, self.secrets)))
+        coding = getattr(response, "content_coding", None)  # wire's; httpx decodes its own
+        if coding is not None and coding not in wire.DECODED_CODINGS:
+            raise AttemptFailed(
+                Failure(
+                    code="ENDPOINT_BAD_RESPONSE",
+                    message=f"the body came with content-encoding {coding}, which the harness "
+                    "does not decode (it asks for identity; gzip and deflate are decoded)",
+                    retryable=False,
+                    status=status,
+                )
+            )
         if stream is not None and "text/event-stream" in headers.get("content-type", "").lower():
             events = await _read_events(response, stream)
             if not events:

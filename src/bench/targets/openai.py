@@ -77,6 +77,18 @@ def _text(content: Any) -> str:
     return ""
 
 
+def _thinking(content: Any) -> str:
+    """The ``thinking`` parts of a list ``content`` (Mistral's reasoning models: ``{type:
+    thinking, thinking: [{type: text, text}]}``), as one string."""
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        _text(part.get("thinking"))
+        for part in content
+        if isinstance(part, dict) and part.get("type") == "thinking"
+    )
+
+
 def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -165,15 +177,26 @@ def parse_usage(usage: Any) -> Usage | None:
 def parse_completion(data: dict[str, Any]) -> ModelResponse:
     """A ``chat.completion`` body (streamed ones are assembled into one first)."""
     choices = data.get("choices")
+    error = data.get("error")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        error = data.get("error")
         said = f": {error.get('message')}" if isinstance(error, dict) else ""
         raise EntrantError(f"the response has no choices{said}", code="ENDPOINT_BAD_RESPONSE")
     choice = choices[0]
+    if error or choice.get("finish_reason") == "error":  # "error": null is no error
+        # OpenRouter: an error during generation is in the 200 body, beside what was
+        # generated before it (finish_reason "error"); that part is not an answer.
+        told = error.get("message") if isinstance(error, dict) else error
+        raise EntrantError(
+            f"the body reports an error beside its choices: {told or 'finish_reason error'}",
+            code="ENDPOINT_BAD_RESPONSE",
+        )
     message = choice.get("message")
     if not isinstance(message, dict):
         raise EntrantError("the first choice has no message", code="ENDPOINT_BAD_RESPONSE")
     content = _text(message.get("content"))
+    if not content.strip() and isinstance(message.get("refusal"), str):
+        # OpenAI's refusal ("content": null beside it): the model's answer, scored as one.
+        content = message["refusal"]
     calls: list[ToolCallRequest] = []
     raw_calls = message.get("tool_calls") or []
     if not isinstance(raw_calls, list):
@@ -218,6 +241,7 @@ class ChatStream:
         head: dict[str, Any] = {}
         content: list[str] = []
         reasoning: list[str] = []
+        refusal: list[str] = []
         calls: dict[tuple[int, int], dict[str, Any]] = {}
         finish: Any = None
         usage: Any = None
@@ -250,24 +274,45 @@ class ChatStream:
                     )
                 )
             for key in ("id", "model", "created", "system_fingerprint"):
-                if key in data and key not in head:
+                # Not from a chunk that leaves them empty (Azure's first, prompt_filter_results)
+                if data.get(key) and key not in head:
                     head[key] = data[key]
             if isinstance(data.get("usage"), dict):
                 usage = data["usage"]
+            elif isinstance(as_object(data.get("x_groq")).get("usage"), dict):
+                usage = data["x_groq"]["usage"]  # Groq: the stream's usage is there
             for choice in data.get("choices") or []:
-                if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                if not isinstance(choice, dict) or choice.get("index", 0) not in (0, None):
                     continue
                 delta = as_object(choice.get("delta"))
                 if isinstance(delta.get("content"), str):
                     content.append(delta["content"])
+                elif isinstance(delta.get("content"), list):  # Mistral: a list of chunks
+                    content.append(_text(delta["content"]))
+                    if thinking := _thinking(delta["content"]):
+                        reasoning.append(thinking)
+                if isinstance(delta.get("refusal"), str):
+                    refusal.append(delta["refusal"])
                 for key in ("reasoning_content", "reasoning"):
                     if isinstance(delta.get(key), str):
                         reasoning.append(delta[key])
-                for position, part in enumerate(delta.get("tool_calls") or []):
-                    if isinstance(part, dict):
-                        self._merge_call(calls, part, position)
+                parts = delta.get("tool_calls") or []
+                if isinstance(parts, dict):  # TGI 2.x: one call as an object, not a list
+                    parts = [parts]
+                if isinstance(parts, list):
+                    for position, part in enumerate(parts):
+                        if isinstance(part, dict):
+                            self._merge_call(calls, part, position)
                 if choice.get("finish_reason") is not None:
                     finish = choice["finish_reason"]
+        if finish == "error":  # OpenRouter: generation failed mid-stream
+            raise AttemptFailed(
+                Failure(
+                    code="ENDPOINT_STREAM_ERROR",
+                    message="the stream ended with finish_reason 'error': the answer is cut short",
+                    retryable=True,
+                )
+            )
         if not saw_done and finish is None:
             raise AttemptFailed(
                 Failure(
@@ -288,6 +333,8 @@ class ChatStream:
         message: dict[str, Any] = {"role": "assistant", "content": "".join(content) or None}
         if reasoning:
             message["reasoning_content"] = "".join(reasoning)
+        if "".join(refusal):
+            message["refusal"] = "".join(refusal)
         if calls:
             message["tool_calls"] = [calls[index] for index in sorted(calls)]
         body: dict[str, Any] = {

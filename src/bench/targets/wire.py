@@ -16,7 +16,8 @@ to the pool only when its response was read to the end. A pooled connection that
 the first byte of a response (the server closed it while it sat idle: the keep-alive race) is
 retried once on a fresh connection; nothing else is retried here. Headers are bounded
 (``MAX_HEADER_BYTES``). Head and chunk lines end at CRLF or at a bare LF. No TLS, proxies,
-redirects, cookies or content decoding (it asks for ``identity``).
+redirects or cookies. It asks for ``identity``; a body compressed anyway with gzip or deflate
+is decoded (as httpx does), any other coding is passed through as it came.
 
 Small writes: every socket has ``TCP_NODELAY`` (a request goes out at once), and on Linux
 ``TCP_QUICKACK`` is set again after each request is sent. A server that writes the head and
@@ -36,7 +37,8 @@ Errors, all ``WireError``::
     │   ├── WriteTimeout     the request not written within ``read_s``
     │   └── PoolTimeout      no free connection within ``connect_s``
     ├── ReadError            reset or closed while sending the request or reading the response
-    └── RemoteProtocolError  malformed or oversized head, bad chunk framing, a body cut short
+    ├── RemoteProtocolError  malformed or oversized head, bad chunk framing, a body cut short
+    └── DecodingError        a gzip or deflate body that does not decompress
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ import asyncio
 import codecs
 import re
 import socket
+import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from contextlib import aclosing, asynccontextmanager, suppress
 from urllib.parse import urlsplit
@@ -89,6 +92,10 @@ class ReadError(WireError): ...
 class RemoteProtocolError(WireError): ...
 
 
+class DecodingError(WireError):
+    """A gzip or deflate body that does not decompress."""
+
+
 class _Stale(Exception):
     """A reused connection failed before any response byte."""
 
@@ -99,6 +106,53 @@ class BodyTooLarge(Exception):
     def __init__(self, cap: int) -> None:
         self.cap = cap
         super().__init__(f"the body is over {cap} bytes")
+
+
+DECODED_CODINGS = ("gzip", "x-gzip", "deflate")
+"""Content codings a body is decoded from, as httpx does without extra packages. The request
+asks for ``identity``; a server (or a proxy in front of it) may compress anyway."""
+_INFLATE_LIMIT = 256 * 1024  # at most this much decompressed output per step
+
+
+class _Inflater:
+    """Incremental gzip / zlib-wrapped deflate; ``deflate`` falls back to raw deflate (some
+    servers send that, as httpx allows)."""
+
+    def __init__(self, coding: str) -> None:
+        self.coding = coding
+        self._zlib = zlib.decompressobj(zlib.MAX_WBITS | 32)  # gzip or zlib header
+        self._started = False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        try:
+            try:
+                piece = self._zlib.decompress(data, _INFLATE_LIMIT)
+            except zlib.error:
+                if self._started or self.coding != "deflate":
+                    raise
+                self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)  # raw deflate, no header
+                piece = self._zlib.decompress(data, _INFLATE_LIMIT)
+            self._started = True
+            while piece:
+                yield piece
+                piece = self._zlib.decompress(self._zlib.unconsumed_tail, _INFLATE_LIMIT)
+        except zlib.error as exc:
+            raise DecodingError(f"the {self.coding} body does not decode: {exc}") from None
+
+    def flush(self) -> bytes:
+        """The last bytes; a body that ends before its compressed stream does is an error."""
+        try:
+            tail = self._zlib.flush()
+        except zlib.error as exc:
+            raise DecodingError(f"the {self.coding} body does not decode: {exc}") from None
+        if self._started and not self._zlib.eof:
+            raise DecodingError(f"the {self.coding} body does not decode: it ends early")
+        return tail
+
+
+def _content_coding(headers: Mapping[str, str]) -> str | None:
+    coding = headers.get("content-encoding", "").strip().lower()
+    return None if coding in ("", "identity") else coding
 
 
 class Headers(Mapping[str, str]):
@@ -261,6 +315,8 @@ class Response:
             self.keep_alive = False
         self.reusable = False
         self._release: Callable[[Response], None] | None = None
+        # A coding other than these is passed through as it came (httpx does the same).
+        self.content_coding = _content_coding(headers)
 
     def release(self) -> None:
         """Give the connection back: to the pool when the body was read to the end and both
@@ -273,7 +329,7 @@ class Response:
         """The whole body. Over ``cap`` bytes: its first ``cap`` bytes when ``truncate``, else
         ``BodyTooLarge``. A body that came whole with the head is taken without a read."""
         length = self._length
-        if length is not None and len(self._rest) >= length:
+        if length is not None and len(self._rest) >= length and self._inflater() is None:
             data, rest = self._rest[:length], self._rest[length:]
             self._rest = b""
             if len(data) > cap and not truncate:
@@ -298,18 +354,30 @@ class Response:
             await body.aclose()
         return b"".join(chunks)
 
+    def _inflater(self) -> _Inflater | None:
+        coding = self.content_coding
+        return _Inflater(coding) if coding in DECODED_CODINGS else None
+
     async def aiter_bytes(self) -> AsyncGenerator[bytes, None]:
-        """The body's bytes, in pieces as they arrive."""
+        """The body's bytes, in pieces as they arrive (gzip and deflate decoded)."""
         if self._chunked:
             parts = self._chunks()
         elif self._length is not None:
             parts = self._counted(self._length)
         else:
             parts = self._to_close()
+        inflater = self._inflater()
         try:
             async for part in parts:
-                if part:
+                if not part:
+                    continue
+                if inflater is None:
                     yield part
+                else:
+                    for piece in inflater.feed(part):
+                        yield piece
+            if inflater is not None and (tail := inflater.flush()):
+                yield tail
         finally:
             await parts.aclose()
         self.complete = True
@@ -634,6 +702,8 @@ __all__ = [
     "BodyTooLarge",
     "ConnectError",
     "ConnectTimeout",
+    "DECODED_CODINGS",
+    "DecodingError",
     "Headers",
     "Pool",
     "PoolTimeout",
