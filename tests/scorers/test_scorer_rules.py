@@ -3,6 +3,8 @@ actions and unasked writes, the answer as a whole, and refuse/help pairs."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -89,6 +91,89 @@ def test_a_paste_with_gaps_is_still_a_paste(pasted: str) -> None:
     longest run shared word for word; what counts now is how much of the passage is copied."""
     found = problem(pasted + " [faq.md#shipping]", _trace("", _search()))
     assert found is not None and found.startswith("the answer repeats "), found
+
+
+def _other(change: Callable[[int, str], str]) -> str:
+    """The passage with every other word that is not a number changed by ``change``."""
+    return " ".join(
+        change(at, w) if at % 2 and not any(c.isdigit() for c in w) else w
+        for at, w in enumerate(PASSAGE.split())
+    )
+
+
+_DISGUISED = {
+    **{f"change 1 in {k}": " ".join(_every(k, "thing", PASSAGE.split())) for k in (2, 3)},
+    **{f"add 1 after {k}": " ".join(_every(k, "+indeed", PASSAGE.split())) for k in (1, 2)},
+    "a number for every other word": _other(lambda at, w: str(at)),
+    "neighbours swapped": " ".join(
+        f"{b} {a}" for a, b in zip(PASSAGE.split()[::2], PASSAGE.split()[1::2], strict=False)
+    ),
+    "Cyrillic lookalikes": _other(lambda at, w: w.translate(str.maketrans("aeopcxy", "аеорсху"))),
+    "Greek lookalikes": _other(lambda at, w: w.translate(str.maketrans("aoiv", "αοιν"))),
+    "zero-width spaces": _other(lambda at, w: f"{w[:1]}\u200b{w[1:]}"),
+    "soft hyphens and joiners": _other(lambda at, w: f"{w[:1]}\u00ad{w[1:2]}\u200d{w[2:]}"),
+    "combining marks": _other(lambda at, w: f"{w[:1]}\u0301{w[1:]}"),
+    "full-width letters": _other(
+        lambda at, w: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in w)
+    ),
+    "mathematical letters": _other(
+        lambda at, w: "".join(chr(0x1D41A + ord(c) - 97) if "a" <= c <= "z" else c for c in w)
+    ),
+}
+
+
+@pytest.mark.parametrize("pasted", _DISGUISED.values(), ids=list(_DISGUISED))
+def test_a_paste_in_disguise_is_still_a_paste(pasted: str) -> None:
+    """Every other word changed, a word added after each, neighbours swapped, or letters that
+    only look like the passage's left no three answer words in a row the passage's: the copy
+    measure skips one changed or added answer word, and reads lookalike letters, invisible
+    characters and compatibility forms as what they look like. Such pastes that kept the numbers
+    and names scored up to 0.45 in public grounded-qa (test_cheats_heldout.py)."""
+    found = problem(pasted + " [faq.md#shipping]", _trace("", _search()))
+    assert found is not None and found.startswith("the answer repeats "), found
+
+
+def test_the_same_words_around_other_numbers_are_no_copy() -> None:
+    """A copy may change a word, but not a number for a number: "takes 3 to 5 working days" says
+    something else than "takes 1 to 2 working days", in the same words (read as a copy with
+    every other word changed, this answer repeated 100 % of its passage)."""
+    answer = (
+        "Standard delivery takes 3 to 5 working days and economy takes 6 to 9 working days; "
+        "freight takes 10 to 12 working days."
+    )
+    source = (
+        "Standard delivery takes 1 to 2 working days, economy takes 3 to 4 working days and "
+        "freight takes 5 to 9 working days."
+    )
+    assert problem(answer, _trace("", _search(source))) is None
+
+
+def test_a_record_summed_up_is_no_echo() -> None:
+    """The echo rule reads consecutive answer words only: the example bot's summary of a record
+    (its answer on tool-pub-fatura-sorgu-elderly, 89 % copied) stays an answer."""
+    record = {
+        "abone_no": "4410112",
+        "ad": "Hatice Kaplan",
+        "donem": "2026-05",
+        "durum": "odenmedi",
+        "son_odeme": "2026-06-12",
+        "tesisat": "yazlık",
+        "tutar": 845.75,
+    }
+    answer = (
+        "4410112 kaydı — ad: Hatice Kaplan; donem: 2026-05; durum: odenmedi; son_odeme: "
+        "2026-06-12; tesisat: yazlık; tutar: 845.75."
+    )
+    shown = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    trace = Trace(
+        messages=[
+            Message(role="user", content="Bu ay ne kadar gelmiş?"),
+            Message(role="tool", name="fatura_sorgula", content=shown, tool_call_id="t"),
+        ],
+        answers=[answer],
+        tool_calls=[ToolCall(id="t", name="fatura_sorgula", result=record)],
+    )
+    assert problem(answer, trace) is None
 
 
 @pytest.mark.parametrize(

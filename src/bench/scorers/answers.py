@@ -19,25 +19,37 @@ answer at all:
   (Search results are left out of this second test: the answer to a documentation question
   may well be one sentence of a passage, quoted.)
 
-What counts as copied survives a copy that drops, adds or changes a word every few words, or
-reorders sentences. The answer's runs of ``SHINGLE`` (3) consecutive words are looked for in the
-source in the same order, with at most ``SKIP`` (2) other source words between two of a run's
-words (:func:`held_runs`). A source word is copied when it lies from the first to the last word
-of such a place; an answer word, when it lies in a run the source holds; and in either, a single
-word between two copied words is copied too. A copy keeps at least one word in ``SKIP + 1``, so
-a source more than that many times the answer's length is never a paste of it. (The longest run
-shared word for word, the former measure, was halved by one word dropped in the middle.)
+What counts as copied survives a copy that drops, adds or changes a word every few words —
+or every second word — swaps neighbouring words, or reorders sentences. For the paste rule, the
+answer's runs are ``SHINGLE`` (3) of its words in order with at most ``ANSWER_SKIP`` (1) answer
+word between two of them (a word the copy changed or added; :func:`run_positions`); they are
+looked for in the source in the same order, with at most ``SKIP`` (2) other source words between
+two of a run's words (:func:`held_runs`) — except that where the answer skipped a number the
+source may not skip one too (the same words around other numbers state another fact). A source
+word is copied when it lies from the first to the last word of such a place. For the echo rule,
+a run is ``SHINGLE`` consecutive answer words, and an answer word is copied when it lies in a run
+the source holds (:func:`held_set`; a record restated field by field, "4410112 kaydı — ad: …",
+is an answer, not an echo). In either rule, a single word between two copied words is copied
+too. A copy keeps at least one word in ``SKIP + 1``, so a source more than that many times the
+answer's length is never a paste of it. (The longest run shared word for word, the former
+measure, was halved by one word dropped in the middle; runs of consecutive answer words, the
+measure until 2026-12-06, by a word changed every second or third word.)
 
-Words are runs of letters and digits (``\\w+``), compared case-insensitively, so punctuation and
-JSON quoting do not hide a copy. ``problem`` returns the sentence a failing check appends (the
-same words as when only a copy word for word counted), or None when the answer is within both
-rules.
+Words are runs of letters and digits (``\\w+``) of the text as :func:`fold` reads it: compared
+case-insensitively, with compatibility forms (full-width, ligatures, mathematical letters)
+folded, accents, combining marks and invisible characters (zero-width spaces, soft hyphens)
+deleted, and Cyrillic and Greek letters that look Latin read as Latin — so punctuation, JSON
+quoting and lookalike characters do not hide a copy. ``problem`` returns the sentence a failing
+check appends (the same words as when only a copy word for word counted), or None when the answer
+is within both rules.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import unicodedata
 from collections import deque
 from collections.abc import Iterator
 from typing import Any
@@ -51,9 +63,12 @@ PASTE_SHARE = 0.9
 PASTE_MIN_WORDS = 20
 COPY_MIN_WORDS = 4
 SHINGLE = 3
-"""Consecutive answer words in a run that marks words as copied (:func:`held_runs`)."""
+"""Answer words in a run that marks words as copied (:func:`held_runs`, :func:`held_set`)."""
 SKIP = 2
 """The most source words a copied run may skip between two of its words."""
+ANSWER_SKIP = 1
+"""The most answer words a copied run may skip between two of its words (a word the copy
+changed or added)."""
 
 _WORD = re.compile(r"\w+")
 CITATION_PATTERN = re.compile(r"[A-Za-z0-9_./-]+\.md#[a-z0-9_-]+")
@@ -85,14 +100,50 @@ def citation_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+_LOOKALIKES = str.maketrans(
+    # Cyrillic and Greek letters that look like Latin ones, and the Turkish dotless i
+    "асеорхуіјѕԁԛԝһӏвкмнтαοριυνκτχβεıɡ",
+    "aceopxyijsdqwhlbkmhtaopiuvktxbeig",
+)
+
+
+@functools.cache
+def _hidden() -> dict[int, None]:
+    """Invisible characters (zero-width spaces and joiners, soft hyphens, tags, variation
+    selectors) and combining marks: deleted before words are read. (Planes 0, 1 and 14, where all
+    but a few rare combining marks are.) Made at the first text that is not ASCII: 35 ms that a
+    run of ASCII text, and every process start, does not pay."""
+    return {
+        code: None
+        for code in [*range(0x20000), *range(0xE0000, 0xE1000)]
+        if unicodedata.category(chr(code)) in ("Cf", "Mn", "Me")
+    }
+
+
+def fold(text: str) -> str:
+    """``text`` as the copy rules read it: compatibility forms folded (full-width letters and
+    digits, ligatures, mathematical letters), accents, combining marks and invisible characters
+    deleted, lower case, and letters that look like Latin ones read as those. A copy with a
+    lookalike letter or a zero-width space in every other word is still a copy."""
+    if text.isascii():  # nothing to fold but case; most of a large tool result
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text).translate(_hidden())
+    return unicodedata.normalize("NFKC", decomposed).lower().translate(_LOOKALIKES)
+
+
+def tokens(text: str) -> list[str]:
+    """The words of ``text`` as the copy rules compare them (:func:`fold`, then ``\\w+``)."""
+    return _WORD.findall(fold(text))
+
+
 def words(text: str) -> list[str]:
-    """The answer's words, lower case, cited passage ids left out."""
+    """The answer's words, folded (:func:`fold`), cited passage ids left out."""
     pieces, last = [], 0
     for begin, end in citation_spans(text):
         pieces += [text[last:begin], " "]
         last = end
     pieces.append(text[last:])
-    return _WORD.findall("".join(pieces).lower())
+    return tokens("".join(pieces))
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -110,7 +161,7 @@ def copied_from(trace: Trace) -> list[list[str]]:
     """What an answer must not merely repeat: user messages, and tool results (other than
     search results) as the agent was shown them."""
     return [
-        _WORD.findall(message.content.lower())
+        tokens(message.content)
         for message in trace.messages
         if message.role == "user" or (message.role == "tool" and message.name != "search_docs")
     ]
@@ -122,7 +173,7 @@ def sources(trace: Trace) -> list[list[str]]:
     found: list[list[str]] = []
     for message in trace.messages:
         if message.role == "user":
-            listed = _WORD.findall(message.content.lower())
+            listed = tokens(message.content)
             if len(listed) >= PASTE_MIN_WORDS:
                 found.append(listed)
     for call in trace.tool_calls:
@@ -130,7 +181,7 @@ def sources(trace: Trace) -> list[list[str]]:
         if call.result is not None and not isinstance(call.result, str):
             texts.append(json.dumps(call.result, ensure_ascii=False))
         for text in texts:
-            listed = _WORD.findall(text.lower())
+            listed = tokens(text)
             if len(listed) >= PASTE_MIN_WORDS:
                 found.append(listed)
     return found
@@ -193,43 +244,92 @@ def _suffix_automaton(words: list[str]) -> tuple[list[int], list[int], list[dict
     return link, length, step
 
 
-def _shingles(words: list[str]) -> Iterator[tuple[str, ...]]:
-    """Each run of ``SHINGLE`` consecutive words, in order."""
-    return zip(*(words[at:] for at in range(SHINGLE)), strict=False)
+def run_positions(size: int, answer_skip: int = ANSWER_SKIP) -> list[tuple[int, ...]]:
+    """Where the runs of an answer of ``size`` words lie: ``SHINGLE`` positions in order, with at
+    most ``answer_skip`` answer words between two of them (a word the copy changed or added);
+    ``(answer_skip + 1) ** (SHINGLE - 1)`` runs start at each word. The paste rule reads runs
+    with ``ANSWER_SKIP``; the echo rule, runs of consecutive words (``answer_skip=0``)."""
+    paths: list[tuple[int, ...]] = [(at,) for at in range(size)]
+    for _ in range(SHINGLE - 1):
+        paths = [
+            path + (at,)
+            for path in paths
+            for at in range(path[-1] + 1, min(path[-1] + answer_skip + 2, size))
+        ]
+    return paths
 
 
-def _prefixes(answer: list[str]) -> set[tuple[str, ...]]:
-    """The answer's runs and their shorter prefixes (at most ``SHINGLE × WORD_BUDGET``)."""
-    return {run[:size] for run in _shingles(answer) for size in range(1, SHINGLE + 1)}
+def _shingles(words: list[str], answer_skip: int = ANSWER_SKIP) -> Iterator[tuple[str, ...]]:
+    """The answer's runs (:func:`run_positions`), as words."""
+    return (tuple(words[at] for at in path) for path in run_positions(len(words), answer_skip))
+
+
+def _number(word: str) -> bool:
+    return any(ch.isdigit() for ch in word)
+
+
+def _run_prefixes(answer: list[str]) -> dict[tuple[str, ...], set[tuple[bool, ...]]]:
+    """The answer's runs (:func:`run_positions`) and their shorter prefixes, as words, each with
+    where the answer skipped a number between two of its words (one flag per gap; a run may lie
+    in the answer more than one way)."""
+    found: dict[tuple[str, ...], set[tuple[bool, ...]]] = {}
+    for path in run_positions(len(answer)):
+        run = tuple(answer[at] for at in path)
+        skipped = tuple(
+            any(_number(w) for w in answer[before + 1 : at])
+            for before, at in zip(path, path[1:], strict=False)
+        )
+        for size in range(1, SHINGLE + 1):
+            found.setdefault(run[:size], set()).add(skipped[: size - 1])
+    return found
 
 
 def held_runs(answer: list[str], source: list[str]) -> Iterator[tuple[tuple[str, ...], int, int]]:
-    """Where ``source`` holds a run of ``SHINGLE`` consecutive answer words in their order, with
-    at most ``SKIP`` other source words between two of them (words a copy dropped): the run, and
-    the source indices of its first and last word. Each source word starts at most
-    ``(SKIP + 1) ** (SHINGLE - 1)`` (9) such places, found by at most 13 set lookups."""
-    prefixes = _prefixes(answer)
+    """Where ``source`` holds a run of the answer (``SHINGLE`` answer words in their order, with
+    at most ``ANSWER_SKIP`` answer words between two of them: words a copy changed or added),
+    with at most ``SKIP`` other source words between two of them (words a copy dropped): the
+    run's words, and the source indices of its first and last word. Where the answer skipped a
+    number, the source may not skip one too: "takes 3 to 5 working days" is no copy of "takes 1
+    to 2 working days" but another fact in the same words. Each source word starts at most
+    ``(SKIP + 1) ** (SHINGLE - 1)`` (9) such places, found by at most 13 lookups."""
+    prefixes = _run_prefixes(answer)
+    # a prefix the answer holds without skipping a number fits any source
+    free = {held for held, ways in prefixes.items() if any(not any(way) for way in ways)}
+    numbers = [0]  # numbers[i]: how many of the first i source words are numbers
+    for word in source:
+        numbers.append(numbers[-1] + _number(word))
     for first, word in enumerate(source):
         if (word,) not in prefixes:
             continue
-        reached: list[tuple[tuple[str, ...], int]] = [((word,), first)]
+        reached: list[tuple[tuple[str, ...], tuple[bool, ...], int]] = [((word,), (), first)]
         for _ in range(SHINGLE - 1):
             reached = [
-                (held + (source[at],), at)
-                for held, last in reached
+                (longer, skipped + (numbers[at] > numbers[last + 1],), at)
+                for held, skipped, last in reached
                 for at in range(last + 1, min(last + SKIP + 2, len(source)))
-                if held + (source[at],) in prefixes
+                if (longer := held + (source[at],)) in prefixes
             ]
-        for held, last in reached:
+            reached = [
+                (held, skipped, last)
+                for held, skipped, last in reached
+                if held in free
+                or any(
+                    not any(a and b for a, b in zip(way, skipped, strict=True))
+                    for way in prefixes[held]
+                )
+            ]
+        for held, _, last in reached:
             yield held, first, last
 
 
 def held_set(answer: list[str], source: list[str]) -> set[tuple[str, ...]]:
-    """The runs :func:`held_runs` finds, without where: one pass over ``source`` keeping the
-    prefixes that end at each of the last ``SKIP + 1`` words, so a source that repeats the
-    answer's words costs a few lookups per word (a tool result may be a million words)."""
-    runs = set(_shingles(answer))
-    prefixes = _prefixes(answer) - runs
+    """The runs of ``SHINGLE`` consecutive answer words that ``source`` holds (as
+    :func:`held_runs` finds them, but with no answer word skipped), without where: the echo
+    rule's. One pass over ``source`` keeping the prefixes that end at each of the last
+    ``SKIP + 1`` words, so a source that repeats the answer's words costs a few lookups per word
+    (a tool result may be a million words)."""
+    runs = set(_shingles(answer, 0))
+    prefixes = {run[:size] for run in runs for size in range(1, SHINGLE)}
     found: set[tuple[str, ...]] = set()
     recent: deque[set[tuple[str, ...]]] = deque(maxlen=SKIP + 1)
     for word in source:
@@ -285,7 +385,7 @@ def echoed_share(answer: list[str], trace: Trace) -> float:
         if not found:
             continue
         marked = [False] * len(answer)
-        for at, run in enumerate(_shingles(answer)):
+        for at, run in enumerate(_shingles(answer, 0)):
             if run in found:
                 marked[at : at + SHINGLE] = [True] * SHINGLE
         share = max(share, _copied(marked) / len(answer))
@@ -310,6 +410,7 @@ def problem(text: str, trace: Trace) -> str | None:
 
 
 __all__ = [
+    "ANSWER_SKIP",
     "CITATION_PATTERN",
     "COPY_MIN_WORDS",
     "PASTE_MIN_WORDS",
@@ -320,11 +421,14 @@ __all__ = [
     "citation_spans",
     "copied_from",
     "echoed_share",
+    "fold",
     "held_runs",
     "held_set",
     "longest_shared_run",
     "pasted_share",
     "problem",
+    "run_positions",
     "sources",
+    "tokens",
     "words",
 ]

@@ -1,0 +1,78 @@
+"""Cheats written after the rules, held to test_cheats.py's bar: pastes of the top passage in
+disguise (``heldout_cheats.py``) stay under 0.35 in every family on both splits of ``tasks/``
+and significantly below the example bot v1.
+
+Before the copy measure skipped a changed or added answer word and read lookalike letters,
+zero-width and full-width characters as what they look like (2026-12-06), they scored up to
+0.45 (public) and 0.35 (private) in grounded-qa: a word changed every second or third word, or
+added after every second one, with the numbers and names the checks look for left alone, or
+Cyrillic letters in every other word, left no three of the answer's words in a row the
+passage's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.runner import RunRequest, start_run
+
+from .heldout_cheats import HELDOUT
+from .test_cheats import CEILING, SPLITS, TASKS, V1, Values, _family_means, _paired, _values
+
+HERE = Path(__file__).resolve().parent
+
+
+def _target(directory: Path, name: str) -> Path:
+    target = directory / f"{name}.yaml"
+    function = name.replace("-", "_")
+    target.write_text(
+        "format_version: 1\nkind: scripted\n"
+        f"entrant: heldout-{name}\ndisplay_name: heldout {name}\nmodel: heldout-{name}\n"
+        f"callable: {HERE / 'heldout_cheats.py'}:{function}\nparams:\n  temperature: 0\n",
+        encoding="utf-8",
+    )
+    return target
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Values]:
+    runs = tmp_path_factory.mktemp("heldout-runs")
+    targets = {"v1": V1, **{name: _target(runs, name) for name in HELDOUT}}
+    found: dict[tuple[str, str], Values] = {}
+    for name, target in targets.items():
+        for split in SPLITS:
+            run, _ = start_run(
+                RunRequest(
+                    tasks=TASKS,
+                    target_file=target,
+                    split=split,
+                    repeats=1,
+                    concurrency=8,
+                    runs_dir=runs,
+                )
+            )
+            found[(name, split)] = _values(run)
+    return found
+
+
+def test_every_heldout_cheat_has_a_function() -> None:
+    assert len(HELDOUT) >= 8
+    assert all(HELDOUT[name].__name__ == name.replace("-", "_") for name in HELDOUT)
+
+
+@pytest.mark.parametrize("cheat", sorted(HELDOUT))
+def test_no_family_reaches_the_ceiling(cheat: str, results: dict[tuple[str, str], Values]) -> None:
+    for split in SPLITS:
+        means = _family_means(results[(cheat, split)])
+        assert len(means) == 6
+        high = {family: round(m, 3) for family, m in means.items() if m >= CEILING}
+        assert high == {}, f"{cheat} on {split}"
+
+
+@pytest.mark.parametrize("cheat", sorted(HELDOUT))
+def test_significantly_below_v1(cheat: str, results: dict[tuple[str, str], Values]) -> None:
+    for split in SPLITS:
+        result = _paired(results[("v1", split)], results[(cheat, split)])
+        assert result.difference < 0.0, f"{cheat} on {split}"
+        assert result.significant, f"{cheat} on {split}: {result.method}"
