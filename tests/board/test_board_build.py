@@ -455,3 +455,61 @@ def test_a_cassette_replay_is_never_a_second_row(
         after.warnings
     )
     assert after.problems == before.problems  # a note, not a reason for --strict to fail
+
+
+def test_a_registered_entrant_names_its_reference_row(
+    board_inputs: Path, make_options: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A reference row needs no registry record, but when its entrant has one, the reviewed
+    name is shown, not the bundle's own word (which could name another entrant or a famous
+    model beside a no-model baseline's score)."""
+    import shutil
+
+    registry = tmp_path / "submissions"
+    shutil.copytree(board_inputs / "submissions", registry)
+    record = (registry / "example-support-bot.yaml").read_text(encoding="utf-8")
+    named = record.replace("display_name: ", "display_name: Reviewed Baseline Name  # ", 1)
+    (registry / "baseline-do-nothing.yaml").write_text(named, encoding="utf-8")
+    result = build(make_options(board_inputs, tmp_path / "site", submissions=registry))
+    [ref] = [e for c in result.board.cohorts for e in c.entries if e.reference is not None]
+    assert ref.entrant == "baseline-do-nothing" and ref.display_name == "Reviewed Baseline Name"
+    assert ref.entrant_info is not None and ref.config_label is not None
+    assert not any("baseline-do-nothing" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize(
+    "lookalike",
+    [
+        "Tied \u041ene (registered)",  # a Cyrillic capital O
+        "tied one (Registered)",  # case
+        "\uff34ied One (registered)",  # a full-width T
+        "Tied 0ne (registered)",  # a zero
+    ],
+)
+def test_two_entrants_whose_names_look_alike_fail_strict(
+    board_inputs: Path, make_options: Callable[..., Any], tmp_path: Path, lookalike: str
+) -> None:
+    """tied-two registers a name that reads as tied-one's: the page would show one entrant's
+    rows under another's name, so the build names both and --strict fails."""
+    import shutil
+
+    registry = tmp_path / "submissions"
+    shutil.copytree(board_inputs / "submissions", registry)
+    record = (registry / "tied-one.yaml").read_text(encoding="utf-8")
+    assert "display_name: Tied One (registered)" in record
+    twin = record.replace("Tied One (registered)", lookalike)
+    (registry / "tied-two.yaml").write_text(twin, encoding="utf-8")
+    result = build(make_options(board_inputs, tmp_path / "site", submissions=registry))
+    [problem] = [p for p in result.problems if "look alike" in p]
+    assert "'tied-one'" in problem and "'tied-two'" in problem
+    with pytest.raises(BoardBuildError, match="look alike"):
+        build(make_options(board_inputs, tmp_path / "strict", submissions=registry, strict=True))
+
+
+def test_distinct_names_are_no_problem(built_site: Path, board_inputs: Path) -> None:
+    from bench.board.registry import name_collisions
+
+    board = Board.model_validate_json((built_site / "board.json").read_text())
+    names = {e.entrant: e.display_name for c in board.cohorts for e in c.entries}
+    assert len(names) >= 5 and name_collisions(names) == []
+    assert not any("look alike" in w for w in board.warnings)

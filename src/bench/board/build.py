@@ -18,7 +18,7 @@ from .entries import EntryInput
 from .errors import BoardBuildError, BoardUsageError
 from .load import BundlesLoader, Loader, RunsLoader, load_all
 from .model import Board, SuiteInfo, SuitePage
-from .registry import attach_registry, load_registry
+from .registry import attach_registry, load_registry, name_collisions
 from .rows import build_rows
 
 if TYPE_CHECKING:
@@ -267,9 +267,18 @@ def build(options: BuildOptions) -> BuildResult:
     # A reference run is a shipped baseline, not an entrant: no registry record is expected.
     entrants = [e.entrant for e in entries if e.reference is None]
     records, registry_warnings = load_registry(options.submissions, entrants)
+    # But when its entrant has one, it names the row as it names any other: a reference row's
+    # display name is otherwise the bundle's own word, which nobody reviewed (a signed run of
+    # a baseline could call itself another entrant or a famous model).
+    referenced = sorted({e.entrant for e in entries if e.reference is not None} - set(entrants))
+    records.update(load_registry(options.submissions, referenced)[0])
     # A replay is no row, but an unverifiable one is still a problem: --strict stands for
     # verifying every bundle under results/ (the publish workflow verifies nothing else).
     problems = [*input_warnings(loaded, options.verify_bundles), *registry_warnings]
+    # One name per entrant on the page: the registry's, else the run's own (latest run).
+    shown = {e.entrant: e.display_name for e in sorted(entries, key=lambda e: e.created_at)}
+    shown.update({entrant: record.display_name for entrant, record in records.items()})
+    problems += name_collisions(shown)
     if bundles is not None and options.verify_bundles:
         problems += [f"not a bundle {path}: no manifest.json" for path in bundles.strays()]
     plan = suite_pages(entries, suites)

@@ -7,6 +7,9 @@ fails the build): the row keeps the name its run gave and shows no description.
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
 
 from bench.signing.registry import REGISTRY_SUFFIX, EntrantRecord, RegistryError, read_entrant
@@ -69,4 +72,65 @@ def attach_registry(board: Board, records: dict[str, EntrantRecord]) -> Board:
     return board.model_copy(update={"cohorts": cohorts})
 
 
-__all__ = ["attach_registry", "load_registry"]
+# Letters of other scripts (and digits) drawn like Latin letters, by what they look like.
+_LOOKALIKE = str.maketrans(
+    {
+        **dict.fromkeys("аАɑα", "a"),
+        **dict.fromkeys("ВΒвЬ", "b"),
+        **dict.fromkeys("сСϲℂ", "c"),
+        **dict.fromkeys("ԁⅾ", "d"),
+        **dict.fromkeys("еЕΕε", "e"),
+        **dict.fromkeys("ϜҒ", "f"),
+        **dict.fromkeys("ɡ", "g"),
+        **dict.fromkeys("һНΗн", "h"),
+        **dict.fromkeys("іΙιӀ", "i"),
+        **dict.fromkeys("јЈ", "j"),
+        **dict.fromkeys("кКΚκ", "k"),
+        **dict.fromkeys("lI1|ӏǀⅼ", "l"),
+        **dict.fromkeys("мМΜ", "m"),
+        **dict.fromkeys("ΝпП", "n"),
+        **dict.fromkeys("oоОΟο0σ", "o"),
+        **dict.fromkeys("рРΡρ", "p"),
+        **dict.fromkeys("ԛ", "q"),
+        **dict.fromkeys("ѕЅ", "s"),
+        **dict.fromkeys("тТΤτ", "t"),
+        **dict.fromkeys("υ", "u"),
+        **dict.fromkeys("νѵ", "v"),
+        **dict.fromkeys("ԝѡ", "w"),
+        **dict.fromkeys("хХΧχ", "x"),
+        **dict.fromkeys("уУΥүҮγ", "y"),
+        **dict.fromkeys("ΖZ", "z"),
+    }
+)
+
+
+def name_skeleton(name: str) -> str:
+    """What a name looks like, for telling two entrants' names apart on the page: compatibility
+    forms folded (NFKC: full-width letters, ligatures), accents dropped, letters of other
+    scripts drawn like Latin ones (and 0, 1, I, l) mapped to one, ``rn`` read as ``m``, case
+    and runs of spaces ignored. Two names with one skeleton look alike to a reader."""
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", name))
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = text.translate(_LOOKALIKE).casefold().translate(_LOOKALIKE)
+    text = text.replace("rn", "m").replace("vv", "w")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def name_collisions(names: Mapping[str, str]) -> list[str]:
+    """A problem for each pair of entrants whose shown names look alike (``name_skeleton``):
+    the board would show two entrants as one, or one under another's name. ``names``:
+    entrant -> the name its rows show."""
+    first: dict[str, str] = {}
+    problems: list[str] = []
+    for entrant in sorted(names):
+        skeleton = name_skeleton(names[entrant])
+        other = first.setdefault(skeleton, entrant)
+        if other != entrant:
+            problems.append(
+                f"entrants '{other}' and '{entrant}' show names that look alike "
+                f"({names[other]!a} and {names[entrant]!a}): rename one in submissions/"
+            )
+    return problems
+
+
+__all__ = ["attach_registry", "load_registry", "name_collisions", "name_skeleton"]

@@ -37,6 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from bench.baselines import BASELINES, Baseline
 from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.errors import HARNESS_FAULT_CODES, EntrantError, HarnessFault, fault_code
 from bench.core.trace import FAILED_CALL, Message, ToolDef, Trace
@@ -410,6 +413,50 @@ async def _check_all(bundle: Path, task_set: TaskSet, run: BundleRun, cache: Tas
         _compare(bundle, record, again)
 
 
+def _baseline(name: str) -> Baseline | None:
+    """The shipped baseline a reference run's callable names (``bench.baselines:<function>``),
+    or None when it names none."""
+    return {baseline.__name__: baseline for baseline in BASELINES.values()}.get(name)
+
+
+def check_reference(bundle: Path, run: BundleRun) -> None:
+    """A run the board lists as a reference row (``RunConfig.reference``: a ``scripted`` target
+    whose callable is ``bench.baselines:<name>``) must be that baseline's: every recorded
+    response is what the shipped baseline answers to its recorded request. The callable is a
+    claim of the target file, never run by the re-drive (which serves the recorded responses),
+    so without this any entrant could publish its own agent's answers as a no-model
+    baseline's row, with a name of its choosing and outside the registry (REPLAY_MISMATCH).
+    Baselines have no state, randomness, network or clock: their answers are recomputed here,
+    call by call. Run after ``check_binding``, so every request is one the harness sent."""
+    name = run.config.reference()
+    if name is None:
+        return
+    baseline = _baseline(name)
+    if baseline is None:
+        raise VerifyFailure(
+            Code.REPLAY_MISMATCH,
+            f"the target's callable names no shipped baseline ('{name[:60]}'), so the run "
+            "cannot be a reference row",
+            path=str(bundle / "config.json"),
+            field="target.callable",
+        )
+    for record in run.attempts:
+        for exchange in record.trace.exchanges:
+            try:
+                request = ModelRequest.model_validate(exchange.request)
+                answer = baseline(request).record()
+            except (ValidationError, ValueError, TypeError, KeyError, IndexError):
+                answer = None
+            if answer != exchange.response:
+                raise _mismatch(
+                    bundle,
+                    record,
+                    f"model call {exchange.index}: the recorded response is not what the "
+                    f"no-model baseline {name} answers (a reference row must be the shipped "
+                    "baseline's own run)",
+                )
+
+
 def check_binding(
     bundle: Path, task_set: TaskSet, run: BundleRun, cache: TaskCache | None = None
 ) -> None:
@@ -418,4 +465,4 @@ def check_binding(
     asyncio.run(_check_all(bundle, task_set, run, cache or TaskCache()))
 
 
-__all__ = ["check_binding", "check_recording"]
+__all__ = ["check_binding", "check_recording", "check_reference"]

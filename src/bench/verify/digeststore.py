@@ -30,7 +30,7 @@ from bench.records.bundle import ATTEMPTS
 
 from .dependencies import code_digest
 from .layout import MAX_FILE_BYTES
-from .provenance import Digest, contents_of_bundle, digest_of, read_other
+from .provenance import Digest, contents_of_bundle, digest_of, read_other, safe_open
 
 FORMAT = "bench-provenance-digest/1"
 SUFFIX = ".tokens"
@@ -79,11 +79,16 @@ def _decode(raw: bytes) -> Digest:
 
 
 def _file_key(path: Path) -> str | None:
-    """sha256 of the file's bytes, or None when it cannot be read or exceeds the cap."""
+    """sha256 of the file's bytes, or None when it cannot be read, exceeds the cap, or is not
+    a regular file reached without a symlink (``provenance.safe_open``: a pipe or a device
+    would hang or never end)."""
     h = hashlib.sha256()
     read = 0
+    opened = safe_open(path, MAX_FILE_BYTES)
+    if opened is None:
+        return None
     try:
-        with path.open("rb") as handle:
+        with opened as handle:
             while block := handle.read(_CHUNK):
                 read += len(block)
                 if read > MAX_FILE_BYTES:
@@ -97,7 +102,7 @@ def _file_key(path: Path) -> str | None:
 def digest_key(bundle: Path) -> str | None:
     """The key ``bundle``'s digest is kept under: its attempts file's sha256 and the code's
     (None when the file cannot be read)."""
-    own = _file_key((bundle / ATTEMPTS).resolve())
+    own = _file_key(bundle / ATTEMPTS)
     if own is None:
         return None
     return hashlib.sha256(f"{FORMAT}\0{code_digest()}\0{own}".encode()).hexdigest()

@@ -112,8 +112,17 @@ def check_time(manifest: BundleManifest, now: datetime, where: str) -> None:
 
 
 def check_run_time(bundle: Path, created: datetime, manifest: BundleManifest) -> None:
-    """The run was made before it was bundled: config.json's ``created_at`` is not after the
-    manifest's (the board shows it, and picks an entrant's latest run by it)."""
+    """The run was made before it was bundled: config.json's ``created_at`` is a UTC time
+    not after the manifest's (the board shows it, and picks an entrant's latest run by it)."""
+    if created.utcoffset() != timedelta(0):
+        # bench run writes UTC ("Z"). A time without a zone cannot be compared with one (a
+        # traceback, not a verdict), and another zone shows another day on the board.
+        raise VerifyFailure(
+            Code.RECORD_INVALID,
+            f"'{created.isoformat()}' is not a UTC time (bench run writes one ending in Z)",
+            path=str(bundle / "config.json"),
+            field="created_at",
+        )
     bundled = datetime.strptime(manifest.created_at, "%Y-%m-%dT%H:%M:%S%z")
     if created > bundled + CLOCK_SKEW:
         raise VerifyFailure(

@@ -64,7 +64,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from bench.core.canonical import canonical_json
 from bench.records.bundle import ATTEMPTS, MANIFEST
@@ -72,8 +72,8 @@ from bench.records.run import AttemptRecord
 
 from .codes import Code
 from .failure import VerifyFailure
-from .layout import MAX_FILE_BYTES, Placement
-from .records import BundleRun
+from .layout import MAX_FILE_BYTES, MAX_MANIFEST_BYTES, Placement
+from .records import BundleRun, open_regular
 
 MIN_OWN_WORDS = 5
 MIN_OWN = 3
@@ -363,8 +363,11 @@ def contents_of_bundle(bundle: Path) -> Contents | None:
     """The contents of another bundle's attempts, read without their models; None when the
     file cannot be read (that bundle's own verification refuses it)."""
     out: Contents = defaultdict(list)
+    raw = safe_open(bundle / ATTEMPTS, MAX_FILE_BYTES)
+    if raw is None:
+        return None
     try:
-        with gzip.open(bundle / ATTEMPTS, "rb") as handle:
+        with raw, gzip.GzipFile(fileobj=raw, mode="rb") as handle:
             read = 0
             for line in handle:
                 read += len(line)
@@ -484,11 +487,27 @@ def earlier(a: Path, b: Path, rank: dict[Path, int], created: dict[Path, str]) -
 
 
 def created_of(bundle: Path) -> str:
+    handle = safe_open(bundle / MANIFEST, MAX_MANIFEST_BYTES)
+    if handle is None:
+        return ""
     try:
-        value = json.loads((bundle / MANIFEST).read_bytes())
+        with handle:
+            value = json.loads(handle.read(MAX_MANIFEST_BYTES + 1))
         return str(value.get("created_at", "")) if isinstance(value, dict) else ""
     except (OSError, ValueError):
         return ""
+
+
+def safe_open(file: Path, max_bytes: int) -> IO[bytes] | None:
+    """Another bundle's ``file`` opened as verify opens its own (``records.open_regular``: a
+    regular file, not through a symlink, never blocking on a FIFO, at most ``max_bytes``), or
+    None when it is not one: that bundle's own verification refuses it, and reading it here
+    must neither hang nor read what it points at (``/dev/zero``, a pipe) for every other
+    bundle's verdict."""
+    try:
+        return open_regular(file, max_bytes)
+    except VerifyFailure:
+        return None
 
 
 def _digest_read(bundle: Path) -> Digest | None:
@@ -574,5 +593,6 @@ __all__ = [
     "overlap",
     "probes_of",
     "read_other",
+    "safe_open",
     "token",
 ]

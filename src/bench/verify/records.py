@@ -28,6 +28,7 @@ harness version this code reads (``harness.stale_harness``, the board's rule) an
 from __future__ import annotations
 
 import io
+import math
 import os
 import stat
 import zlib
@@ -95,7 +96,7 @@ def _too_big(path: str, message: str) -> VerifyFailure:
     return VerifyFailure(Code.LIMIT_SIZE, message, path=path)
 
 
-def _open(file: Path, max_bytes: int) -> IO[bytes]:
+def open_regular(file: Path, max_bytes: int) -> IO[bytes]:
     """``file`` opened for reading: a regular file, not through a symlink, at most
     ``max_bytes`` long (re-checked while reading: the file may grow)."""
     where = str(file)
@@ -126,12 +127,35 @@ def _document(file: Path, model: type[M] | None = None) -> Any:
     """One JSON document of at most ``MAX_RECORD_BYTES``, strict, with text the board can
     show; validated with ``model`` when given."""
     where = str(file)
-    with _open(file, MAX_RECORD_BYTES) as handle:
+    with open_regular(file, MAX_RECORD_BYTES) as handle:
         data = handle.read(MAX_RECORD_BYTES + 1)
     if len(data) > MAX_RECORD_BYTES:
         raise _too_big(where, f"larger than {MAX_RECORD_BYTES} bytes")
     value = jsonsafe.load(data, where, text=True)
-    return value if model is None else _model(model, value, where)
+    if model is None:
+        return value
+    found = _model(model, value, where)
+    _finite(found.model_dump(), where)
+    return found
+
+
+def _finite(value: Any, where: str, field: str = "") -> None:
+    """No non-finite number in a validated record. The JSON itself holds none
+    (``jsonsafe``), but a model reads a number given as text (``"1e400"``, ``"inf"``) as a
+    float: such a value is refused as its literal would be (``NON_FINITE_NUMBER``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise VerifyFailure(
+            Code.NON_FINITE_NUMBER,
+            f"non-finite number {value} (given as text)",
+            path=where,
+            field=field or None,
+        )
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _finite(item, where, f"{field}.{key}" if field else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _finite(item, where, f"{field}[{index}]")
 
 
 # -- JSON Lines, streamed -----------------------------------------------------------------
@@ -272,19 +296,29 @@ def load_run(bundle: Path) -> BundleRun:
             Code.RECORD_INCONSISTENT, "differs from config.json's target", path=str(bundle / TARGET)
         )
     try:  # what replays and re-drives build from it: refused here, not raised there
-        TargetSpec.model_validate(config.target)
+        spec = TargetSpec.model_validate(config.target)
     except ValidationError as exc:
         field, message = describe(exc)
         raise VerifyFailure(
             Code.RECORD_INVALID, message, path=str(bundle / CONFIG), field=f"target.{field}"
         ) from None
+    _finite(spec.model_dump(), str(bundle / CONFIG), "target")
     where = {name: str(bundle / name) for name in (ATTEMPTS, CASSETTE)}
     inflated = _gzip_reader(bundle / ATTEMPTS)
     plain = _plain_reader(bundle / CASSETTE)
-    planned = min(MAX_ATTEMPT_LINES, len(config.task_set.task_ids) * config.repeats)
+    planned = len(config.task_set.task_ids) * config.repeats
+    if planned > MAX_ATTEMPT_LINES:
+        # Its plan is never built: a list of 3 tasks x 10^9 repeats is out of memory before
+        # any check could say so. No bundle can hold such a run (nor list what it skipped).
+        raise VerifyFailure(
+            Code.LIMIT_SIZE,
+            f"the config plans {planned} attempts (tasks x repeats), more than {MAX_ATTEMPT_LINES}",
+            path=str(bundle / CONFIG),
+            field="repeats",
+        )
     with (
-        _open(bundle / ATTEMPTS, MAX_FILE_BYTES) as gz,
-        _open(bundle / CASSETTE, MAX_FILE_BYTES) as jl,
+        open_regular(bundle / ATTEMPTS, MAX_FILE_BYTES) as gz,
+        open_regular(bundle / CASSETTE, MAX_FILE_BYTES) as jl,
     ):
         # Both files counted and measured before a line of either is parsed.
         _count_lines(inflated(gz), where[ATTEMPTS], planned, _PLANNED)
@@ -390,6 +424,35 @@ def check_consistency(bundle: Path, run: BundleRun, manifest: BundleManifest) ->
     check_early_stop(bundle, run, schedule, seen)
 
 
+def check_target_copies(bundle: Path, config: RunConfig) -> None:
+    """config.json's copies of its target are the target's own: ``bench run`` writes
+    ``target_kind`` and ``comparable`` from the one target it ran (``runner.session``). The
+    re-drive binds only ``target`` (its model and params are in every recorded request),
+    while the board shows ``comparable`` (a row's model, params and system prompt, and its
+    fingerprint) and decides a reference row or a replay by ``target_kind``: a copy that says
+    otherwise would show a model, settings or kind the recording was not made with
+    (``RECORD_INCONSISTENT``). The target's ``display_name`` and ``entrant`` are never shown
+    (the run's own, bound to the manifest, are)."""
+    spec = TargetSpec.model_validate(config.target)  # load_run refused one that is not
+    own = spec.comparable()
+    found = config.comparable
+    if isinstance(found, dict):
+        # A run from before a setting existed has no key for it: absent is what unset means.
+        own = {key: value for key, value in own.items() if key in found or value is not None}
+    copies: list[tuple[str, Any, Any]] = [
+        ("target_kind", config.target_kind, spec.kind),
+        ("comparable", found, own),
+    ]
+    for field, found, own in copies:
+        if found != own:
+            raise _inconsistent(
+                f"differs from the recorded target's own {field} (config.json's target, "
+                "which every recorded request was made with)",
+                bundle / CONFIG,
+                field,
+            )
+
+
 # -- a partial run: stopped by its run budget, and nowhere else ------------------------------
 
 
@@ -493,7 +556,9 @@ __all__ = [
     "BundleRun",
     "check_consistency",
     "check_early_stop",
+    "check_target_copies",
     "load_run",
+    "open_regular",
     "read_config",
     "run_order",
 ]

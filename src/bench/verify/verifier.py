@@ -172,6 +172,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     progress.partial = run.status.status == "partial"
     display.check_display_names(bundle, run)
     privacy.check_privacy(bundle, run)
+    records.check_target_copies(bundle, run.config)
     scores.check_harness_faults(bundle, run, options.max_harness_fault_share)
     done("records")
     cache = options.task_cache or TaskCache()
@@ -182,6 +183,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     done("scores")
     binding.check_recording(bundle, run)
     binding.check_binding(bundle, task_set, run, cache)
+    binding.check_reference(bundle, run)
     done("every attempt bound to its recording")
     seed, progress.sample_basis = sample.resolve_seed(bundle, raw, options.seed, options)
     progress.replayed = scores.check_replay(
