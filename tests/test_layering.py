@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "board": {"core", "records", "stats", "reports", "verify", "signing"},
     "signing": {"core", "records"},
     "verify": {"core", "records", "signing", "scorers", "tasks", "corpus", "targets", "runner",
-               "world"},
+               "world", "baselines"},  # a reference row's responses, recomputed (DECISIONS 49)
     "api": {"core", "tasks", "corpus", "world", "targets", "scorers", "stats", "records",
             "runner", "reports", "signing", "verify", "board"},
     "cli": {"core", "tasks", "corpus", "world", "targets", "scorers", "stats", "records",
