@@ -47,7 +47,7 @@ SHORT_HELP: dict[str, str] = {
     "judge": "Calibrate an LLM judge against hand labels; show what is on file.",
     "rescore": "Re-score a run from its traces with today's scorers (writes nothing).",
     "merge": "Join the shards of one run (bench run --shard K/N) into one new run directory.",
-    "report": "Write a run's report: terminal, Markdown, JUnit XML or JSON.",
+    "report": "Write a run's report: terminal, Markdown, JUnit XML, JSON or HTML.",
     "history": "List past runs from the SQLite history (indexing new runs first).",
     "leaderboard": "Rank the latest complete runs per cohort, with tie-aware ranks.",
     "export": "Export the run history as CSV or JSON.",
@@ -119,6 +119,16 @@ def main(argv: list[str] | None = None) -> Any:
     try:
         return cli.main(args=argv, prog_name="bench", standalone_mode=False)
     except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `bench` or `bench task` alone: the help
+            exc.show()
+            sys.exit(exc.exit_code)
+        # One line with a stable code, as every other error (docs/ERRORS.md, USAGE), and where
+        # to read the options; not click's three-line usage block.
+        command = exc.ctx.command_path if exc.ctx is not None else "bench"
+        hint = f"'{command} --help' lists the options"
+        click.echo(f"error[USAGE]: {exc.format_message()} ({hint})", err=True)
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()

@@ -94,3 +94,11 @@ def mock_server(
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    except OSError as exc:  # the port is taken, or the address cannot be bound
+        import errno
+
+        in_use = exc.errno == errno.EADDRINUSE
+        reason = "another process is listening there" if in_use else exc.strerror or str(exc)
+        raise UsageError(
+            f"cannot listen on {host} port {port}: {reason} (--port 0 picks a free port)"
+        ) from None

@@ -1,7 +1,8 @@
-"""``bench report``: one run as terminal text, Markdown, JUnit XML or versioned JSON."""
+"""``bench report``: one run as terminal text, Markdown, JUnit XML, versioned JSON or HTML."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -25,8 +26,10 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--out",
-    type=click.Path(path_type=Path),
-    help="Write here instead of stdout; a directory gets <run_id>.<md|xml|json|txt>.",
+    "out_text",
+    type=click.Path(),
+    help="Write here instead of stdout; a directory (or a path ending in /) gets "
+    "<run_id>.<md|xml|json|txt|html>.",
 )
 @click.option(
     "--templates",
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
 def report(
     run_ref: str,
     fmt: str,
-    out: Path | None,
+    out_text: str | None,
     templates: Path | None,
     methodology: Path | None,
     runs_dir: Path,
@@ -58,6 +61,7 @@ def report(
     from bench.reports.output import ReportFormat, render_report, write_report
 
     run = RunStore(runs_dir).resolve(run_ref)
+    out = _out_path(out_text)
     if fmt == "html":
         click.echo(f"wrote {_html(run, out, templates, methodology)}")
         return
@@ -67,6 +71,22 @@ def report(
         click.echo(render_report(summary, chosen), nl=False)
         return
     click.echo(f"wrote {write_report(summary, chosen, out)}")
+
+
+def _out_path(text: str | None) -> Path | None:
+    """``--out`` as a path. ``Path`` drops a trailing slash, so a path written as a directory
+    (``build/``, as the README does) is made here, and the report goes inside it as
+    ``<run_id>.<ext>`` instead of becoming a file called ``build``."""
+    if text is None:
+        return None
+    out = Path(text)
+    if text.endswith(("/", os.sep)):
+        if out.exists() and not out.is_dir():
+            from bench.core.errors import UsageError
+
+            raise UsageError("--out names a directory, and a file is there", path=text)
+        out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def _html(run: RunDir, out: Path | None, templates: Path | None, methodology: Path | None) -> Path:

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .common import CONTEXT, runs_dir_option
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from bench.records.run import AttemptRecord, RunStatus
+    from bench.runner.progress import ProgressSink
 
 
 def _budget_options(prefix: str, scope: str) -> list[click.Option]:
@@ -25,6 +31,51 @@ def _budget_options(prefix: str, scope: str) -> list[click.Option]:
         ),
         click.Option([f"--{prefix}dollars"], type=click.FloatRange(min=0), help=f"{scope}: US$."),
     ]
+
+
+class _Tracked:
+    """Passes every progress event on and remembers the run id and how many attempts are
+    written, so an interrupted run can say which run to resume."""
+
+    def __init__(self, sink: ProgressSink) -> None:
+        self.sink = sink
+        self.run_id = ""
+        self.done = 0
+        self.total = 0
+
+    def started(self, run_id: str, total: int, done: int) -> None:
+        self.run_id, self.total, self.done = run_id, total, done
+        self.sink.started(run_id, total, done)
+
+    def attempt(self, record: AttemptRecord, done: int, total: int) -> None:
+        self.done, self.total = done, total
+        self.sink.attempt(record, done, total)
+
+    def skipped(self, task_id: str, repeat: int, reason: str) -> None:
+        self.sink.skipped(task_id, repeat, reason)
+
+    def finished(self, status: RunStatus) -> None:
+        self.sink.finished(status)
+
+
+def _error_lines(records: Iterable[AttemptRecord], width: int = 110) -> list[str]:
+    """Why attempts errored, one line per code, most frequent first: a wrong port or key errors
+    every attempt, and the summary should say so without `bench show`."""
+    counts: dict[str, int] = {}
+    first: dict[str, str] = {}
+    for record in records:
+        if record.outcome != "errored" or not record.reason:
+            continue
+        code, _, text = record.reason.partition(": ")
+        counts[code] = counts.get(code, 0) + 1
+        first.setdefault(code, text)
+    lines = []
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        text = first[code]
+        if len(text) > width:
+            text = text[: width - 1] + "…"
+        lines.append(f"  errored {count} × {code}: {text}")
+    return lines
 
 
 @click.command(
@@ -163,7 +214,7 @@ def run(
     from bench.core.rng import DEFAULT_SEED
     from bench.reports import render_summary, summarize
     from bench.runner import JsonLinesProgress, NullProgress, RunRequest, resume_run, start_run
-    from bench.runner.progress import KeepRecords, ProgressSink
+    from bench.runner.progress import KeepRecords
     from bench.runner.shards import parse_shard
 
     def caps(prefix: str) -> Budget:
@@ -211,21 +262,33 @@ def run(
     mode = progress
     if mode == "auto":
         mode = "bar" if sys.stderr.isatty() else "none"
-    with contextlib.ExitStack() as stack:
-        sink: ProgressSink
-        if mode == "json":
-            sink = JsonLinesProgress(sys.stdout)
-        elif mode == "bar":
-            from .progress import BarProgress
+    tracked: _Tracked | None = None
+    try:
+        with contextlib.ExitStack() as stack:
+            sink: ProgressSink
+            if mode == "json":
+                sink = JsonLinesProgress(sys.stdout)
+            elif mode == "bar":
+                from .progress import BarProgress
 
-            sink = stack.enter_context(BarProgress())
-        else:
-            sink = NullProgress()
-        kept = KeepRecords(sink)
-        if resume_ref:
-            run_dir, status = resume_run(resume_ref, request, sink)
-        else:
-            run_dir, status = start_run(request, kept)
+                sink = stack.enter_context(BarProgress())
+            else:
+                sink = NullProgress()
+            tracked = _Tracked(sink)
+            kept = KeepRecords(tracked)
+            if resume_ref:
+                run_dir, status = resume_run(resume_ref, request, tracked)
+            else:
+                run_dir, status = start_run(request, kept)
+    except KeyboardInterrupt:
+        if tracked is not None and tracked.run_id:
+            click.echo(
+                f"interrupted: run {tracked.run_id} keeps the {tracked.done} of "
+                f"{tracked.total} attempt(s) written; run the same command with "
+                f"--resume {tracked.run_id} to finish it",
+                err=True,
+            )
+        raise
     from bench.reports.history import DEFAULT_DB, index_run, open_db
 
     # Built once, and for a new run from the records its engine wrote: reading and checking
@@ -254,12 +317,18 @@ def run(
     elif mode != "json":
         for line in render_summary(summary):
             click.echo(line)
+        for line in _error_lines(summary.records):
+            click.echo(line)
         click.echo(f"  run directory {run_dir.path}")
         click.echo(f"  report {written}")
         failed = len(summary.failures)
         click.echo(f"  {failed} failed task(s): bench show {status.run_id} --runs-dir {runs_dir}")
     if status.status == "partial":
-        click.echo(json.dumps({"partial": status.partial_reason}), err=True)
+        click.echo(
+            f"partial: {status.partial_reason}; run the same command with a larger run budget "
+            f"(or none) and --resume {status.run_id} to finish it",
+            err=True,
+        )
     if fail_on_safety and summary.safety:
         click.echo(
             f"{len(summary.safety)} safety violation(s): failing (--fail-on-safety)", err=True

@@ -1,0 +1,160 @@
+"""What a first-time user hits following the README with an installed `bench`: a report written
+into `build/`, a mock server on a busy port, a run stopped by its budget or by Ctrl-C, and a
+mistyped option. Each answers in one line with a stable code, or says what to do next."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bench.cli.main import cli, main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _invoke(*args: str | Path) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _run(mini: Path, *extra: str | Path, target: Path | None = None) -> tuple[int, str, str]:
+    chosen = target if target is not None else mini / "targets" / "good.yaml"
+    return _invoke(
+        "run", "--tasks", mini / "tasks", "--target", chosen, "--runs-dir", mini / "runs",
+        "--progress", "none", *extra,
+    )  # fmt: skip
+
+
+def _run_ids(mini: Path) -> list[str]:
+    return sorted(p.name for p in (mini / "runs").iterdir() if (p / "config.json").is_file())
+
+
+@pytest.mark.parametrize(("fmt", "ext"), [("junit", "xml"), ("markdown", "md"), ("json", "json")])
+def test_report_out_ending_in_a_slash_is_a_directory(mini: Path, fmt: str, ext: str) -> None:
+    # README: `bench report latest --format junit --out build/`. The slash used to be dropped on
+    # the way in, so a missing build/ became a *file* called build, replaced by each format.
+    code, _, err = _run(mini)
+    assert code == 0, err
+    [run_id] = _run_ids(mini)
+    out = mini / "build"
+    code, stdout, err = _invoke(
+        "report", "latest", "--runs-dir", mini / "runs", "--format", fmt, "--out", f"{out}/"
+    )
+    assert code == 0, err
+    assert out.is_dir()
+    assert [p.name for p in out.iterdir()] == [f"{run_id}.{ext}"]
+    assert stdout == f"wrote {out / f'{run_id}.{ext}'}\n"
+
+
+def test_html_report_out_ending_in_a_slash_is_a_directory(mini: Path) -> None:
+    code, _, err = _run(mini)
+    assert code == 0, err
+    [run_id] = _run_ids(mini)
+    out = mini / "build"
+    code, _, err = _invoke(
+        "report", "latest", "--runs-dir", mini / "runs", "--format", "html", "--out", f"{out}/",
+        "--templates", REPO / "site_templates", "--methodology", REPO / "docs" / "METHODOLOGY.md",
+    )  # fmt: skip
+    assert code == 0, err
+    assert [p.name for p in out.iterdir()] == [f"{run_id}.html"]
+
+
+def test_report_out_directory_over_a_file_is_one_line(mini: Path) -> None:
+    code, _, err = _run(mini)
+    assert code == 0, err
+    (mini / "build").write_text("not a directory\n")
+    code, _, err = _invoke(
+        "report", "latest", "--runs-dir", mini / "runs", "--format", "junit",
+        "--out", f"{mini / 'build'}/",
+    )  # fmt: skip
+    assert code == 2
+    assert err.startswith("error[USAGE]: ") and err.count("\n") == 1
+    assert (mini / "build").read_text() == "not a directory\n"
+
+
+def test_mock_server_on_a_busy_port_is_one_line() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code, out, err = _invoke("mock-server", "--port", str(port), "--max-seconds", "1")
+    assert code == 2
+    assert out == ""
+    assert err.startswith(f"error[USAGE]: cannot listen on 127.0.0.1 port {port}: ")
+    assert "--port 0" in err and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_a_partial_run_says_in_words_how_to_finish_it(mini: Path) -> None:
+    code, out, err = _run(mini, "--run-budget-tool-calls", "1", "--concurrency", "1")
+    assert code == 0, err
+    [run_id] = _run_ids(mini)
+    assert json.loads((mini / "runs" / run_id / "status.json").read_text())["status"] == "partial"
+    assert "status partial" in out
+    [line] = [line for line in err.splitlines() if line.startswith("partial: ")]
+    assert line.startswith("partial: run budget: tool calls")
+    assert line.endswith(f"--resume {run_id} to finish it")
+    assert '{"partial"' not in err  # was a JSON object on stderr, ≥ written as \u2265
+
+
+def test_an_interrupted_run_names_the_run_to_resume(mini: Path) -> None:
+    (mini / "interrupt.py").write_text(
+        "def respond(request):\n    raise KeyboardInterrupt\n", encoding="utf-8"
+    )
+    target = mini / "targets" / "interrupt.yaml"
+    target.write_text(
+        "format_version: 1\nkind: scripted\nentrant: mini-interrupt\n"
+        "display_name: mini interrupt\nmodel: mini-interrupt\ncallable: ../interrupt.py:respond\n",
+        encoding="utf-8",
+    )
+    code, _, err = _run(mini, "--concurrency", "1", target=target)
+    assert code != 0
+    [run_id] = _run_ids(mini)
+    assert json.loads((mini / "runs" / run_id / "status.json").read_text())["status"] == "started"
+    [line] = [line for line in err.splitlines() if line.startswith("interrupted: ")]
+    assert f"run {run_id} keeps the 0 of 4 attempt(s) written" in line
+    assert line.endswith(f"--resume {run_id} to finish it")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "--resume", "latest"], "Missing option '--tasks'. ('bench run --help'"),
+        (["run", "--tasks", "t", "--bogus"], "No such option '--bogus'. ('bench run --help'"),
+        (["nosuchcmd"], "No such command 'nosuchcmd'. ('bench --help'"),
+    ],
+)
+def test_a_mistyped_command_line_is_one_line_with_its_code(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"error[USAGE]: {message}")
+    assert captured.err.count("\n") == 1
+
+
+def test_bench_alone_still_prints_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main([])
+    captured = capsys.readouterr()
+    assert "Usage: bench [OPTIONS] COMMAND [ARGS]..." in captured.out + captured.err
+    assert "error[" not in captured.out + captured.err
+
+
+def test_the_run_summary_says_why_attempts_errored(mini: Path) -> None:
+    # A wrong port or key errors every attempt: the summary names the code and the first
+    # message, so the user need not open `bench show` to learn it.
+    target = mini / "targets" / "crashes_on_refunds.yaml"
+    code, out, err = _run(mini, "--split", "public", target=target)
+    assert code == 0, err
+    assert "  errored 1 × ValueError: cannot handle refunds\n" in out
+    code, out, err = _run(mini, "--split", "public")
+    assert code == 0, err
+    assert not [line for line in out.splitlines() if line.startswith("  errored ")]
