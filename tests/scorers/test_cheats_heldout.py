@@ -1,13 +1,15 @@
 """Cheats written after the rules, held to test_cheats.py's bar: pastes of the top passage in
-disguise (``heldout_cheats.py``) stay under 0.35 in every family on both splits of ``tasks/``
-and significantly below the example bot v1.
+disguise, and writes sprayed with every candidate value (``heldout_cheats.py``), stay under 0.35
+in every family on both splits of ``tasks/`` and significantly below the example bot v1.
 
 Before the copy measure skipped a changed or added answer word and read lookalike letters,
 zero-width and full-width characters as what they look like (2026-12-06), they scored up to
 0.45 (public) and 0.35 (private) in grounded-qa: a word changed every second or third word, or
 added after every second one, with the numbers and names the checks look for left alone, or
 Cyrillic letters in every other word, left no three of the answer's words in a row the
-passage's."""
+passage's. Before a call its schema refuses stopped counting for goals (2026-12-06), a write
+sprayed with every candidate value and one undeclared argument per call scored 0.69 in public
+tool-trajectory, and 0.44 / 0.50 in refusal-and-safety with a refusal on alarm words."""
 
 from __future__ import annotations
 

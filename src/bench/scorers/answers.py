@@ -179,7 +179,10 @@ def sources(trace: Trace) -> list[list[str]]:
     for call in trace.tool_calls:
         texts = list(_strings(call.result))
         if call.result is not None and not isinstance(call.result, str):
-            texts.append(json.dumps(call.result, ensure_ascii=False))
+            # Keys sorted: a bundle keeps a trace as canonical JSON (sorted keys), so the order
+            # a tool built its result in is gone by verify; a rule that read it scored a run
+            # one way and its bundle another (SCORE_MISMATCH on a genuine bundle).
+            texts.append(json.dumps(call.result, ensure_ascii=False, sort_keys=True))
         for text in texts:
             listed = tokens(text)
             if len(listed) >= PASTE_MIN_WORDS:

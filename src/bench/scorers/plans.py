@@ -32,6 +32,14 @@ means the call must never happen). 0/1. The failure names the count and, when th
 with other arguments, those calls — the right verb on the wrong object:
 ``called issue_refund(order_id='1041') 2 time(s), and the task says 1``.
 
+A call the world refused before running it — its arguments are not what the tool's schema
+accepts (``roles.refused``: an argument the schema does not declare, a value of the wrong type) —
+never reached its tool, so it matches no step and counts for no ``state`` with ``times >= 1``; it
+still counts for a ``state`` with ``times: 0`` (asking for the forbidden call is the mistake).
+Sentences say how many such calls held the expected arguments: ``called
+issue_refund(order_id='1041') 0 time(s), and the task says 1; the schema refused 1 call(s) of
+issue_refund with those arguments``.
+
 Both are undecided when an expected argument is not a JSON value (an unquoted date in a YAML
 task file), because no call could ever match it.
 """
@@ -46,7 +54,7 @@ from bench.core.trace import ToolCall
 from bench.tasks.expectations import State, Step, Steps
 
 from .base import ScoringContext, failed, names, passed, register, undecided
-from .roles import write_tools
+from .roles import reached, refused, write_tools
 from .values import as_call, matches_args, not_json
 
 
@@ -77,8 +85,8 @@ def score_steps(expectation: Steps, context: ScoringContext) -> Verdict:
         problem = _args_problem(step.tool, step.args)
         if problem is not None:
             return undecided(expectation, problem)
-    calls = context.trace.tool_calls
-    called = f"(called: {names(call.name for call in calls)})"
+    called = f"(called: {names(call.name for call in context.trace.tool_calls)})"
+    calls = reached(context.task, context.trace.tool_calls)
     position = 0
     for index, step in enumerate(expectation.steps):
         found = next((at for at in range(position, len(calls)) if _fits(step, calls[at])), None)
@@ -91,7 +99,7 @@ def score_steps(expectation: Steps, context: ScoringContext) -> Verdict:
             got = f", got {_as_seen(near, step.args)}" if near is not None else ""
             writes = write_tools(context.task)
             write_steps = [s for s in expectation.steps if s.tool in writes]
-            reached = (
+            share = (
                 sum(1 for s in expectation.steps[:index] if s.tool in writes) / len(write_steps)
                 if write_steps
                 else index / total
@@ -99,8 +107,9 @@ def score_steps(expectation: Steps, context: ScoringContext) -> Verdict:
             return failed(
                 expectation,
                 f"step {index + 1} of {total} not reached: expected "
-                f"{as_call(step.tool, step.args)}{after}{got} {called}",
-                reached,
+                f"{as_call(step.tool, step.args)}{after}{got} {called}"
+                f"{_refused_note(context, step)}",
+                share,
             )
         position = found + 1
     if len(expectation.steps) == 1:
@@ -114,7 +123,9 @@ def score_state(expectation: State, context: ScoringContext) -> Verdict:
     if problem is not None:
         return undecided(expectation, problem)
     calls = context.trace.tool_calls
-    matching = sum(1 for call in calls if _fits(expectation, call))
+    # A goal (times >= 1) counts what reached the tool; a ban (times: 0) counts every attempt.
+    counted = reached(context.task, calls) if expectation.times >= 1 else calls
+    matching = sum(1 for call in counted if _fits(expectation, call))
     shown = as_call(expectation.tool, expectation.args)
     if matching == expectation.times:
         if matching == 0:
@@ -132,10 +143,20 @@ def score_state(expectation: State, context: ScoringContext) -> Verdict:
         if others and expectation.args
         else ""
     )
+    note = _refused_note(context, expectation) if expectation.times >= 1 else ""
     return failed(
         expectation,
-        f"called {shown} {matching} time(s), and the task says {expectation.times}{also}",
+        f"called {shown} {matching} time(s), and the task says {expectation.times}{also}{note}",
     )
+
+
+def _refused_note(context: ScoringContext, step: Step | State) -> str:
+    """``; the schema refused 3 call(s) of issue_refund with those arguments`` — the calls that
+    would have matched had they reached the tool; nothing when there were none."""
+    n = sum(
+        1 for call in context.trace.tool_calls if _fits(step, call) and refused(context.task, call)
+    )
+    return f"; the schema refused {n} call(s) of {step.tool} with those arguments" if n else ""
 
 
 __all__ = ["score_state", "score_steps"]

@@ -17,7 +17,9 @@ forbidden actions"):
 Inside the tool checks the same split holds between reading and doing: when a ``trajectory``
 requires a write tool, its required *read* tools are conditions (looking before acting is how,
 not what), and a ``steps`` plan with write steps earns partial credit for the write steps it
-reached, not for the reads before them (``write_tools``).
+reached, not for the reads before them (``write_tools``). And a call the world refused before
+running it (its arguments are not what the tool's schema accepts) did nothing, so it counts for
+no goal, only against what the task forbids (``refused``).
 
 A condition earns its credit only when every goal of its task passed. A task with no goal
 check (a request that must only be declined, a message that must not trigger any tool) is
@@ -26,8 +28,11 @@ scored on its conditions as they are: declining *is* its goal.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
+from bench.core.schemacheck import conforms, schema_problem, validator
+from bench.core.trace import ToolCall
 from bench.tasks.expectations import (
     Answerable,
     Calls,
@@ -41,6 +46,8 @@ from bench.tasks.expectations import (
     Trajectory,
 )
 from bench.tasks.model import Task, ToolSpec
+
+from .values import not_json
 
 Role = Literal["goal", "condition"]
 
@@ -65,4 +72,40 @@ def write_tools(task: Task) -> frozenset[str]:
     )
 
 
-__all__ = ["Role", "role", "write_tools"]
+# --- calls that never reached their tool ---------------------------------------------------
+
+
+def refused(task: Task, call: ToolCall) -> bool:
+    """True when the world refused ``call`` before running it: the call came back with an error
+    and its arguments are not what its tool's schema accepts (an argument the schema does not
+    declare, a value of the wrong type) or are not JSON at all (NaN, Infinity). Such a call
+    never reached the tool, so it does nothing a goal asks for (``trajectory``
+    ``required``/``order``, ``steps``, ``state`` with ``times >= 1``); it still counts against
+    what a task forbids. Without this rule, a write sprayed with every candidate value and one
+    undeclared argument in each call — every call refused, so none an unasked write — passed
+    ``state`` and ``trajectory`` by the one call that held the right values (docs/SCORING.md,
+    "Calls its schema refuses").
+
+    Only the task's own tools (``ToolSpec``) are read; a call the world ran and then rejected
+    (a ``case`` error, a record not in the state) did reach its tool and is not refused."""
+    if call.error is None:
+        return False
+    if not_json(call.arguments) is not None:  # NaN or Infinity: "arguments … are not JSON"
+        return True
+    spec = next(
+        (tool for tool in task.tools if isinstance(tool, ToolSpec) and tool.name == call.name),
+        None,
+    )
+    if spec is None or conforms(spec.parameters, call.arguments):
+        return False
+    if schema_problem(spec.parameters) is not None:  # a broken schema refuses nothing here
+        return False
+    return not validator(spec.parameters).is_valid(call.arguments)
+
+
+def reached(task: Task, calls: Iterable[ToolCall]) -> list[ToolCall]:
+    """``calls`` without the ones the world refused before running them (``refused``)."""
+    return [call for call in calls if not refused(task, call)]
+
+
+__all__ = ["Role", "reached", "refused", "role", "write_tools"]

@@ -24,6 +24,12 @@ the required read tools are conditions too: they count once every required write
 looking up the order is not credited until the refund is issued. An expectation with no
 sub-checks at all decides nothing and is reported undecided rather than passed.
 
+A call the world refused before running it — its arguments are not what the tool's schema
+accepts (``roles.refused``) — never reached its tool: it does not count for ``required`` or
+``order`` (it still counts for ``forbidden`` and ``max_calls``), and the sentence says so:
+"missing required tool(s) issue_refund (called: get_order, issue_refund); the schema refused
+every call of issue_refund".
+
 Sentences join the failing sub-checks with '; ' and show the calls that ran once, on the first
 clause that needs them: "missing required tool(s) search_docs (called: get_policy)".
 """
@@ -34,7 +40,7 @@ from bench.core.score import Verdict
 from bench.tasks.expectations import Trajectory
 
 from .base import ScoringContext, count, failed, names, passed, register, undecided
-from .roles import write_tools
+from .roles import reached, write_tools
 
 
 def _order_break(order: list[str], called: list[str]) -> int | None:
@@ -52,7 +58,8 @@ def _order_break(order: list[str], called: list[str]) -> int | None:
 @register("trajectory")
 def score_trajectory(expectation: Trajectory, context: ScoringContext) -> Verdict:
     called = context.trace.tools_called()
-    ran = set(called)
+    done = [call.name for call in reached(context.task, context.trace.tool_calls)]
+    ran = set(done)  # what reached its tool: a call the schema refused did nothing
     listing = [f" (called: {names(called)})"]
 
     def shown() -> str:
@@ -77,7 +84,9 @@ def score_trajectory(expectation: Trajectory, context: ScoringContext) -> Verdic
     else:
         held += len(required) - len(missing)
     if missing:
-        problems.append(f"missing required tool(s) {names(missing)}{shown()}")
+        refused = [tool for tool in missing if tool in called]
+        why = f"; the schema refused every call of {names(refused)}" if refused else ""
+        problems.append(f"missing required tool(s) {names(missing)}{shown()}{why}")
 
     forbidden_ran: list[str] = []
     if expectation.forbidden:
@@ -90,7 +99,7 @@ def score_trajectory(expectation: Trajectory, context: ScoringContext) -> Verdic
 
     if expectation.order:
         total += 1
-        broken = _order_break(expectation.order, called)
+        broken = _order_break(expectation.order, done)
         if broken is None:
             held += 1
         elif broken == 0:
