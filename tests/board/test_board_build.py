@@ -513,3 +513,65 @@ def test_distinct_names_are_no_problem(built_site: Path, board_inputs: Path) -> 
     names = {e.entrant: e.display_name for c in board.cohorts for e in c.entries}
     assert len(names) >= 5 and name_collisions(names) == []
     assert not any("look alike" in w for w in board.warnings)
+
+
+def test_a_run_label_that_looks_like_another_entrants_name_fails_strict(
+    board_inputs: Path, make_options: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A registered entrant's rows show the run's own display name beside the registry's, as a
+    label (and a chart point keeps the label whole, cutting the name). That name is the
+    bundle's word, never reviewed: a run named like another entrant would show under that
+    entrant's name. Here tied-one registers the name the example bot's v1 run gives itself;
+    the mirror case (a run naming itself after a registered entrant) is the same pair."""
+    import shutil
+
+    registry = tmp_path / "submissions"
+    shutil.copytree(board_inputs / "submissions", registry)
+    record = (registry / "tied-one.yaml").read_text(encoding="utf-8")
+    (registry / "tied-one.yaml").write_text(
+        record.replace("Tied One (registered)", "Example-Support-Bot v1"), encoding="utf-8"
+    )
+    result = build(make_options(board_inputs, tmp_path / "site", submissions=registry))
+    [problem] = [p for p in result.problems if "look alike" in p]
+    assert "'example-support-bot'" in problem and "'tied-one'" in problem
+    with pytest.raises(BoardBuildError, match="look alike"):
+        build(make_options(board_inputs, tmp_path / "strict", submissions=registry, strict=True))
+
+
+def test_an_interrupted_run_first_in_its_cohort_does_not_break_the_build(
+    make_options: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A run killed after its first attempts (status ``started``, as ``kill -9`` leaves it)
+    first in its cohort, beside a complete run of the same model. The cohort read the family
+    of each ranked task from its first member, the interrupted run, and the build died with a
+    KeyError (a traceback, no board). Now the complete run is ranked and the other listed."""
+    from bench.records.store import ATTEMPTS
+    from bench.runner import RunRequest, start_run
+
+    examples = Path(__file__).parents[2] / "examples"
+    runs = tmp_path / "runs"
+    made = {}
+    for entrant in ("a-cut", "z-done"):
+        target = tmp_path / f"{entrant}.yaml"
+        target.write_text(
+            f"format_version: 1\nkind: scripted\nentrant: {entrant}\ndisplay_name: {entrant}\n"
+            f"model: example-support-bot-v1\ncallable: {examples / 'support_bot.py'}:respond_v1\n"
+            "params: {temperature: 0}\n",
+            encoding="utf-8",
+        )
+        made[entrant], _ = start_run(
+            RunRequest(tasks=examples / "tasks", target_file=target, split="public", runs_dir=runs)
+        )
+    cut = made["a-cut"]
+    status = json.loads((cut.path / "status.json").read_text())
+    status.update(status="started", finished_at=None, attempts_done=4)
+    (cut.path / "status.json").write_text(json.dumps(status))
+    for stale in sorted((cut.path / ATTEMPTS).iterdir())[4:]:
+        stale.unlink()
+    result = build(make_options(tmp_path, tmp_path / "site", submissions=None))
+    [cohort] = result.board.cohorts
+    assert [(e.entrant, e.status, e.ranked) for e in cohort.entries] == [
+        ("z-done", "complete", True),
+        ("a-cut", "started", False),
+    ]
+    assert "z-done" in (tmp_path / "site" / "index.html").read_text()

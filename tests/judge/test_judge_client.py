@@ -264,3 +264,16 @@ def test_deciding_from_inside_an_event_loop_still_works(
         return judge.decide(RUBRIC, QUESTION, ANSWER).passed
 
     assert asyncio.run(on_the_loop()) and server.count == 1
+
+
+def test_a_short_key_does_not_cut_letters_out_of_messages(judge_file: Any) -> None:
+    """A key of one letter (a test key, ``JUDGE_API_KEY=x``) turned "expected" into
+    "e[redacted]pected" in every message; the targets already leave keys under 6 characters
+    alone. A real key is still redacted."""
+    from bench.scorers.judge.client import JudgeClient
+
+    config = load_judge_config(judge_file())
+    assert JudgeClient(config, "x").redact("expected PASS") == "expected PASS"
+    long_key = "sk-test-0123456789"
+    said = JudgeClient(config, long_key).redact(f"bad key {long_key}")
+    assert said == "bad key [redacted]"

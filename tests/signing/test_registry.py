@@ -189,3 +189,28 @@ def test_the_shipped_submissions_directory_lints() -> None:
     assert [f.severity for f in findings if f.severity == "error"] == []
     result = CliRunner().invoke(submissions, ["lint", "--dir", str(REPO / "submissions")])
     assert result.exit_code == 0, result.output
+
+
+def test_a_registry_file_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
+    """A record read through a link is whatever it points at: another entrant's record (its
+    organisation, links and description on this entrant's rows), or a file of the machine that
+    builds the board. Lint and the board refuse it, as the PR guard does (git mode 120000)."""
+    real = _write(tmp_path / "submissions", "acme.yaml", GOOD)
+    link = tmp_path / "submissions" / "mallory.yaml"
+    link.symlink_to(real.name)
+    with pytest.raises(RegistryError) as info:
+        read_entrant(link)
+    assert info.value.code == "ENTRANT_FILE_INVALID" and "link" in info.value.message
+    records, findings = lint_directory(tmp_path / "submissions")
+    assert "mallory" not in records
+    assert any(f.code == "ENTRANT_FILE_INVALID" and "mallory" in f.path for f in findings)
+
+
+def test_the_board_does_not_read_a_symlinked_registry_file(tmp_path: Path) -> None:
+    from bench.board.registry import load_registry
+
+    real = _write(tmp_path / "submissions", "acme.yaml", GOOD)
+    (tmp_path / "submissions" / "mallory.yaml").symlink_to(real.name)
+    records, warnings = load_registry(tmp_path / "submissions", ["acme", "mallory"])
+    assert set(records) == {"acme"}
+    assert len(warnings) == 1 and "mallory" in warnings[0] and "link" in warnings[0]

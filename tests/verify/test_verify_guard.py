@@ -411,3 +411,47 @@ def test_git_an_unknown_base_is_a_usage_error(repo: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.startswith("error[USAGE]: ") and "Traceback" not in result.stderr
+
+
+# --- symbolic links and other non-files (git mode 120000, 160000) -----------------------------
+
+
+def test_git_a_registry_file_added_as_a_symlink_is_refused(repo: Path) -> None:
+    """A registration adds submissions/acme.yaml as a link (to another entrant's record, or to a
+    file outside the repository such as /proc/self/environ in the publish job): git lists it as
+    an added file like any other, so the guard must read its mode."""
+    os.makedirs(repo / "submissions", exist_ok=True)
+    os.symlink("other.yaml", repo / "submissions" / "acme.yaml")
+    _commit(repo)
+    error = _refused()
+    assert (error.code, error.path) == ("PR_SUBMISSIONS_PATH", "submissions/acme.yaml")
+
+
+def test_git_a_results_pr_with_a_symlinked_registry_file_is_refused(repo: Path) -> None:
+    _add_bundle(repo)
+    os.symlink("/proc/self/environ", repo / "submissions" / "acme.yaml")
+    _commit(repo)
+    assert _refused().code == "PR_SUBMISSIONS_PATH"
+
+
+def test_git_a_symlink_inside_a_new_bundle_is_refused(repo: Path) -> None:
+    bundle = _add_bundle(repo)
+    accepted = f"../../other/{OLD_RUN.rsplit('/', 1)[1]}/manifest.json"
+    os.symlink(accepted, repo / bundle / "config.json")
+    _commit(repo)
+    error = _refused()
+    assert (error.code, error.path) == ("PR_BAD_PLACE", f"{bundle}/config.json")
+
+
+def test_git_allowed_signers_made_a_symlink_is_refused(repo: Path) -> None:
+    (repo / SIGNERS).unlink()
+    os.symlink("other.yaml", repo / SIGNERS)
+    _commit(repo)
+    error = _refused()
+    assert (error.code, error.path) == ("PR_SUBMISSIONS_PATH", SIGNERS)
+
+
+def test_a_change_reads_git_s_raw_mode() -> None:
+    assert guard([Change("A", f"{RUN}/manifest.json", "100755")]) == RUN
+    assert refusal([Change("A", f"{RUN}/manifest.json", "120000")]) == "PR_BAD_PLACE"
+    assert refusal([Change("A", "submissions/acme.yaml", "160000")]) == "PR_SUBMISSIONS_PATH"

@@ -18,7 +18,7 @@ from .entries import EntryInput
 from .errors import BoardBuildError, BoardUsageError
 from .load import BundlesLoader, Loader, RunsLoader, load_all
 from .model import Board, SuiteInfo, SuitePage
-from .registry import attach_registry, load_registry, name_collisions
+from .registry import attach_registry, label_collisions, load_registry, name_collisions
 from .rows import build_rows
 
 if TYPE_CHECKING:
@@ -279,6 +279,12 @@ def build(options: BuildOptions) -> BuildResult:
     shown = {e.entrant: e.display_name for e in sorted(entries, key=lambda e: e.created_at)}
     shown.update({entrant: record.display_name for entrant, record in records.items()})
     problems += name_collisions(shown)
+    # Every run's own name is shown too (a registered entrant's row labels it; a reference row
+    # without a record is named by it): none may read as another entrant's.
+    labels: dict[str, set[str]] = {}
+    for e in entries:
+        labels.setdefault(e.entrant, set()).add(e.display_name)
+    problems += label_collisions(labels, shown)
     if bundles is not None and options.verify_bundles:
         problems += [f"not a bundle {path}: no manifest.json" for path in bundles.strays()]
     plan = suite_pages(entries, suites)

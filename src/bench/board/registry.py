@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from bench.signing.registry import REGISTRY_SUFFIX, EntrantRecord, RegistryError, read_entrant
@@ -133,4 +133,33 @@ def name_collisions(names: Mapping[str, str]) -> list[str]:
     return problems
 
 
-__all__ = ["attach_registry", "load_registry", "name_collisions", "name_skeleton"]
+def label_collisions(labels: Mapping[str, Iterable[str]], names: Mapping[str, str]) -> list[str]:
+    """A problem for each run name that looks like (``name_skeleton``) another entrant's shown
+    name. ``labels``: entrant -> the display names its runs give themselves, each shown on its
+    row (beside a registered name as the row's label, or as the name of an unregistered
+    reference row); ``names``: entrant -> the name its rows show (``name_collisions``). A run's
+    own name is the bundle's word, never reviewed: named like another entrant, the row would
+    read as that entrant's."""
+    owner: dict[str, str] = {}
+    for entrant in sorted(names):
+        owner.setdefault(name_skeleton(names[entrant]), entrant)
+    problems: list[str] = []
+    for entrant in sorted(labels):
+        for label in sorted(set(labels[entrant])):
+            other = owner.get(name_skeleton(label))
+            if other is not None and other != entrant:
+                problems.append(
+                    f"a run of entrant '{entrant}' is named {label!a}; it and the name of "
+                    f"entrant '{other}' ({names[other]!a}) look alike: rename the one in "
+                    "submissions/, or re-run under another display name"
+                )
+    return problems
+
+
+__all__ = [
+    "attach_registry",
+    "label_collisions",
+    "load_registry",
+    "name_collisions",
+    "name_skeleton",
+]

@@ -134,9 +134,12 @@ def _cohort(
         warnings.append(f"ranked on the {len(tasks)} tasks every entry scored, of {len(union)}")
     if ranked and not tasks:
         ranked = []
-    families = sorted({first.families[t] for t in tasks}) if tasks else []
+    # From a ranked entry: every one scored each of ``tasks``. The first member may be a run
+    # cut short (listed, not ranked), which lacks most of them.
+    family_of = ranked[0].families if ranked else {}
+    families = sorted({family_of[t] for t in tasks})
     for f in families:
-        n = sum(1 for t in tasks if first.families[t] == f)
+        n = sum(1 for t in tasks if family_of[t] == f)
         if n < SMALL_FAMILY:
             from bench.stats.headline import small_family_note  # numpy: only when building
 

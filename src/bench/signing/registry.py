@@ -13,6 +13,8 @@ like the shipped ``example-support-bot``, whose demo signs with a throw-away key
 
 from __future__ import annotations
 
+import os
+import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +121,13 @@ def read_entrant(path: Path) -> EntrantRecord:
             code="ENTRANT_FILE_NAME",
             path=path,
         )
+    try:  # not followed: a link reads whatever it points at (another entrant's record)
+        mode = os.lstat(path).st_mode
+    except OSError as exc:
+        raise RegistryError(f"cannot be read: {exc.strerror}", path=path) from None
+    if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+        kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+        raise RegistryError(f"is {kind}: a registry file is a plain file", path=path)
     try:
         data: Any = read_structured(path)
     except InputError as exc:

@@ -18,8 +18,11 @@ No PR deletes a ``submissions/<entrant>.yaml`` (the board's ``--strict`` build w
 orphaned rows) or adds any other file under ``submissions/``. Every path component is checked
 with ``bench.core.ids.identifier_problem``, the one identifier rule: an entrant directory and a
 registry file's stem are ``entrant`` ids, a run directory is a ``run`` id, and every component
-below it is a ``file`` name. Paths in messages are shown escaped when they are not printable
-ASCII, so a crafted file name cannot forge a line of the workflow log.
+below it is a ``file`` name. Every path the PR adds or modifies must be a regular file in git
+(mode 100644 or 100755): a symbolic link or a submodule is listed like an added file, but a
+registry file that is a link is read from wherever it points. Paths in messages are shown
+escaped when they are not printable ASCII, so a crafted file name cannot forge a line of the
+workflow log.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ CODES: dict[str, str] = {
     "PR_REWRITES_RESULTS": "a file under results/ modified or deleted, or added to an existing "
     "bundle: accepted results are never rewritten",
     "PR_BAD_PLACE": "a file added under results/ but not at results/<entrant>/<run_id>/<file> "
-    "with valid identifiers",
+    "with valid identifiers, or not a regular file (a symbolic link, a submodule)",
     "PR_MULTIPLE_BUNDLES": "more than one new bundle in one PR",
     "PR_KEYS_AND_RESULTS": "submissions/allowed_signers changed in a PR that adds results",
     "PR_OTHER_ENTRANT": "a change to another entrant's files: results/<other>/, "
@@ -50,7 +53,7 @@ CODES: dict[str, str] = {
     "PR_DELETES_SUBMISSION": "a submissions/<entrant>.yaml deleted (or made other than a "
     "regular file)",
     "PR_SUBMISSIONS_PATH": "a file under submissions/ that is neither allowed_signers nor "
-    "<entrant>.yaml with a valid entrant id",
+    "<entrant>.yaml with a valid entrant id, or one made a symbolic link or a submodule",
 }
 
 
@@ -61,10 +64,18 @@ class GuardRefusal(BenchError):
     default_code = "PR_REFUSED"
 
 
+# git's modes of a file a PR may add or modify: a regular file (executable or not). A symbolic
+# link (120000) or a submodule (160000) is listed by ``git diff`` as an added or modified file
+# like any other, but is not a file: a registry file that is a link is read from wherever it
+# points (another entrant's record, /proc/self/environ of the publish job).
+REGULAR_MODES = frozenset({"100644", "100755"})
+
+
 @dataclass(frozen=True)
 class Change:
     status: str  # git's letter: A added, M modified, D deleted, T type changed, ...
     path: str
+    mode: str = "100644"  # git's mode of the path at the head ("000000" when deleted)
 
 
 def shown(path: str) -> str:
@@ -92,12 +103,13 @@ def _merge_base(base: str, head: str) -> str:
 
 
 def changes_between(base: str, head: str = "HEAD") -> list[Change]:
-    """``git diff --name-status`` from the merge base of ``base`` to ``head``, renames off.
+    """``git diff --raw`` from the merge base of ``base`` to ``head``, renames off: each
+    path's status and its mode at ``head`` (a link or a submodule is not a regular file).
 
     Paths that are not UTF-8 keep their bytes as surrogates, so the identifier check refuses
     them by name instead of the decoder failing.
     """
-    result = _git("diff", "--name-status", "--no-renames", "-z", f"{base}...{head}")
+    result = _git("diff", "--raw", "--no-renames", "--no-abbrev", "-z", f"{base}...{head}")
     if result.returncode != 0:
         message = result.stderr.decode("utf-8", "replace").strip()
         raise UsageError(f"git diff {base}...{head} failed: {message}")
@@ -105,7 +117,14 @@ def changes_between(base: str, head: str = "HEAD") -> list[Change]:
     fields = out.split("\0")
     if fields and fields[-1] == "":
         fields.pop()
-    return [Change(fields[i], fields[i + 1]) for i in range(0, len(fields) - 1, 2)]
+    changes = []
+    for i in range(0, len(fields) - 1, 2):
+        # ":<old mode> <new mode> <old sha> <new sha> <status>", then the path
+        meta = fields[i].lstrip(":").split()
+        if len(meta) != 5:
+            raise UsageError(f"git diff {base}...{head}: cannot read {fields[i]!a}")
+        changes.append(Change(meta[4], fields[i + 1], meta[1]))
+    return changes
 
 
 def file_at(rev: str, path: str) -> str:
@@ -175,6 +194,22 @@ def _submission_entrant(change: Change) -> str:
     return entrant
 
 
+def _not_a_file(change: Change, parts: tuple[str, ...]) -> None:
+    """Refuses a path the PR makes a symbolic link or a submodule (git mode ``change.mode``):
+    under results/ it is no bundle file, under submissions/ no record or key list."""
+    if parts[:1] == ("results",):
+        code, where = "PR_BAD_PLACE", "a bundle holds regular files only"
+    elif parts[:1] == ("submissions",):
+        code, where = "PR_SUBMISSIONS_PATH", "under submissions/ a PR adds regular files only"
+    else:
+        return  # outside results/ and submissions/: refused as such
+    raise GuardRefusal(
+        f"{where}, and this is git mode {change.mode} (a symbolic link or a submodule)",
+        code=code,
+        path=shown(change.path),
+    )
+
+
 def _other_entrant(path: str, owner: str, entrant: str, why: str) -> GuardRefusal:
     return GuardRefusal(
         f"a PR changes the files of one entrant; this one is {why} '{entrant}', and this path "
@@ -197,6 +232,8 @@ def guard(changes: list[Change], signers: tuple[str, str] | None = None) -> str 
     for change in changes:
         path = change.path
         parts = PurePosixPath(path).parts
+        if change.status != "D" and change.mode not in REGULAR_MODES:
+            _not_a_file(change, parts)
         if path == SIGNERS:
             signer_changes.append(change)
         elif parts[:1] == ("submissions",):
