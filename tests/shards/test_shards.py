@@ -123,6 +123,19 @@ def test_overlap_gap_and_fingerprint_are_refused(mini: Path) -> None:
     assert len(RunStore(mini / "runs").runs()) == 5  # nothing was written
 
 
+@pytest.mark.parametrize(
+    "change", [{"seed": 99}, {"attempt_timeout_s": 7.0}], ids=["seed", "timeout"]
+)
+def test_shards_run_with_other_settings_are_refused(mini: Path, change: dict[str, object]) -> None:
+    """The merged config records the first shard's seed and timeout, and verify cannot see
+    another's: shards of two commands were merged as one run."""
+    ids = shards(mini, count=2)
+    other, _ = start_run(request(mini, shard=Shard(1, 2), **change))
+    code, message = code_of([ids[0], other.run_id], mini)
+    assert code == "MERGE_FINGERPRINT" and other.run_id in message
+    assert next(iter(change)) in message
+
+
 def test_incomplete_and_unsharded_runs_are_refused(mini: Path) -> None:
     ids = shards(mini, count=2)
     run = RunStore(mini / "runs").resolve(ids[1])

@@ -65,6 +65,9 @@ def _load(run: RunDir) -> _Source:
     return _Source(run, run.config(), run.status(), shard, run.attempts())
 
 
+_SAME_IN_EVERY_SHARD = ("attempt_timeout_s", "task_budget", "seed", "judge")
+
+
 def check_shards(sources: list[_Source]) -> None:
     """Raise ``MergeError`` unless the runs are the complete, disjoint shards of one run."""
     fingerprints: dict[str, list[_Source]] = {}
@@ -77,6 +80,18 @@ def check_shards(sources: list[_Source]) -> None:
         )
     first = sources[0]
     for source in sources[1:]:
+        # What a resume may not change, a merge may not mix: the merged config records the
+        # first shard's, and verify cannot see another shard's (its attempts' timeouts, budgets
+        # and the seed its headline and replay sample draw from). The target may differ in its
+        # endpoint only (shards on other machines): the fingerprint already holds the rest.
+        mine, theirs = first.config.resume_key(), source.config.resume_key()
+        differ = [key for key in _SAME_IN_EVERY_SHARD if mine[key] != theirs[key]]
+        if differ:
+            raise MergeError(
+                f"runs {first.run.run_id} and {source.run.run_id} were run with other "
+                f"settings ({', '.join(differ)}): merge shards of one command only",
+                code="MERGE_FINGERPRINT",
+            )
         if source.shard.all_task_ids != first.shard.all_task_ids:
             raise MergeError(
                 f"runs {first.run.run_id} and {source.run.run_id} are shards of different "
