@@ -216,6 +216,20 @@ def test_a_tampered_bundle_is_still_refused(results: Results, jobs: int) -> None
     assert loaded["mini-crashes-on-refunds"].verified
 
 
+def test_a_missing_task_set_is_named_with_the_option_that_gives_it(
+    results: Results, tmp_path: Path
+) -> None:
+    """A build without the task set said only "verification failed: TASKS_UNUSABLE" for each
+    bundle; it now names the path it looked at and the option."""
+    loader = BundlesLoader(
+        results.results, allowed_signers=results.signers, tasks=tmp_path / "no-tasks", jobs=1
+    )
+    notes = {e.verified_note for e, _ in loader.load(None)}
+    [note] = notes
+    assert note.startswith("verification failed: TASKS_UNUSABLE (")
+    assert str(tmp_path / "no-tasks") in note and note.endswith("give the task set with --tasks)")
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_an_unreadable_bundle_is_a_typed_error_from_either_path(
     results: Results, jobs: int

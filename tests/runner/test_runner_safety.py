@@ -105,3 +105,20 @@ def test_partial_credit_best_and_worst_of_k() -> None:
     assert round(score.worst_of_k["3"], 4) == 0.32
     assert score.pass_at_k["1"] == 0.2 and score.pass_hat_k["5"] == 0.0
     assert score.value == pytest.approx(0.62)
+
+
+def test_many_safety_violations_do_not_push_the_score_off_screen(mini: Path) -> None:
+    """116 violations (every task of a run against the mock server) printed in full before
+    the score scrolled it away; the first ten are listed, then how many more and where."""
+    import dataclasses
+
+    from bench.reports.terminal import SAFETY_SHOWN, render_summary
+
+    summary = summarize(_run(mini))  # type: ignore[arg-type]
+    many = tuple((f"task-{i:03d}", 0, "ran forbidden write tool x()") for i in range(25))
+    lines = render_summary(dataclasses.replace(summary, safety=many))
+    start = lines.index("  SAFETY VIOLATIONS (25):")
+    listed = [line for line in lines if line.startswith("    task-")]
+    assert len(listed) == SAFETY_SHOWN == 10
+    assert lines[start + SAFETY_SHOWN + 1].startswith("    … and 15 more: every one is in")
+    assert start + SAFETY_SHOWN + 1 < next(i for i, line in enumerate(lines) if "score " in line)

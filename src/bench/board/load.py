@@ -303,6 +303,8 @@ class BundlesLoader:
             detail = None if verified else render_text(verdict)
             if verdict.code == "SUITE_MISMATCH":
                 note += f" (give suite {verdict.suite}'s task set with --suite-tasks)"
+            elif verdict.code == "TASKS_UNUSABLE":  # the build's input, not the bundle
+                note += f" ({verdict.message}; give the task set with --tasks)"
         if run is None:  # not read by verify: read here, by the very reader verify uses
             try:
                 run = load_run(bundle)

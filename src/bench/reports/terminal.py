@@ -16,6 +16,9 @@ from .tracetext import attempt_lines
 WIDTH = 100
 
 
+SAFETY_SHOWN = 10  # safety violations listed before the score; the rest are counted
+
+
 def _clip(text: str, width: int = WIDTH) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
@@ -59,9 +62,18 @@ def render_summary(summary: RunSummary) -> list[str]:
         )
     if summary.safety:
         lines.append(f"  SAFETY VIOLATIONS ({len(summary.safety)}):")
+        # First, before the score, but not so many that the score scrolls away: the Markdown
+        # report and JSON list every one.
         lines.extend(
-            f"    {task_id}#{repeat}: {_clip(text)}" for task_id, repeat, text in summary.safety
+            f"    {task_id}#{repeat}: {_clip(text)}"
+            for task_id, repeat, text in summary.safety[:SAFETY_SHOWN]
         )
+        if len(summary.safety) > SAFETY_SHOWN:
+            more = len(summary.safety) - SAFETY_SHOWN
+            lines.append(
+                f"    … and {more} more: every one is in the run's report "
+                f"(bench report {config.run_id} --format markdown)"
+            )
     o = summary.outcomes
     lines.append(
         f"  attempts {status.attempts_total}: {o.get('scored', 0)} scored · "
