@@ -61,6 +61,9 @@ def test_scorers_read_a_trace_with_its_dicts_in_sorted_order() -> None:
     trace = Trace(messages=[Message(role="assistant", tool_calls=[asked])], tool_calls=[call])
     kept = as_kept(trace)
     assert kept == _bundled(trace)
-    assert json.dumps(kept.tool_calls[0].result) == '{"p": [{"r": 2, "s": 1}], "q": 1}'
+    assert (
+        json.dumps(kept.tool_calls[0].arguments)
+        == '{"a": {"b": [{"c": 2, "d": 1}], "y": 2}, "z": 1}'
+    )
     assert list(kept.messages[0].tool_calls[0].arguments) == ["a", "z"]
     assert as_kept(kept) is kept  # a trace read from a bundle is not copied

@@ -107,17 +107,21 @@ _LOOKALIKES = str.maketrans(
 )
 
 
-@functools.cache
-def _hidden() -> dict[int, None]:
-    """Invisible characters (zero-width spaces and joiners, soft hyphens, tags, variation
-    selectors) and combining marks: deleted before words are read. (Planes 0, 1 and 14, where all
-    but a few rare combining marks are.) Made at the first text that is not ASCII: 35 ms that a
-    run of ASCII text, and every process start, does not pay."""
-    return {
-        code: None
-        for code in [*range(0x20000), *range(0xE0000, 0xE1000)]
-        if unicodedata.category(chr(code)) in ("Cf", "Mn", "Me")
-    }
+class _Hidden(dict[int, int | None]):
+    """``str.translate``'s table of what is deleted before words are read: invisible characters
+    (zero-width spaces and joiners, soft hyphens, tags, variation selectors) and combining marks
+    in planes 0, 1 and 14 (where all but a few rare combining marks are). Filled as characters
+    are met (``__missing__``): the whole table took 35 ms to make, paid by every run that met one
+    character other than ASCII."""
+
+    def __missing__(self, code: int) -> int | None:
+        planes = code < 0x20000 or 0xE0000 <= code < 0xE1000
+        hidden = planes and unicodedata.category(chr(code)) in ("Cf", "Mn", "Me")
+        self[code] = None if hidden else code
+        return self[code]
+
+
+_HIDDEN = _Hidden()
 
 
 def fold(text: str) -> str:
@@ -127,7 +131,7 @@ def fold(text: str) -> str:
     lookalike letter or a zero-width space in every other word is still a copy."""
     if text.isascii():  # nothing to fold but case; most of a large tool result
         return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text).translate(_hidden())
+    decomposed = unicodedata.normalize("NFKD", text).translate(_HIDDEN)
     return unicodedata.normalize("NFKC", decomposed).lower().translate(_LOOKALIKES)
 
 
@@ -271,19 +275,40 @@ def _number(word: str) -> bool:
     return any(ch.isdigit() for ch in word)
 
 
-def _run_prefixes(answer: list[str]) -> dict[tuple[str, ...], set[tuple[bool, ...]]]:
+Prefixes = dict[tuple[str, ...], set[tuple[bool, ...]]]
+
+
+@functools.lru_cache(maxsize=32)
+def _prefix_index(answer: tuple[str, ...]) -> tuple[Prefixes, frozenset[tuple[str, ...]]]:
+    """:func:`_run_prefixes` of ``answer`` and the prefixes it holds without skipping a number
+    (which fit any source): made once per answer, not once per source it is held against."""
+    prefixes = _run_prefixes(list(answer))
+    free = frozenset(held for held, ways in prefixes.items() if any(not any(w) for w in ways))
+    return prefixes, free
+
+
+def _run_prefixes(answer: list[str]) -> Prefixes:
     """The answer's runs (:func:`run_positions`) and their shorter prefixes, as words, each with
     where the answer skipped a number between two of its words (one flag per gap; a run may lie
-    in the answer more than one way)."""
-    found: dict[tuple[str, ...], set[tuple[bool, ...]]] = {}
-    for path in run_positions(len(answer)):
-        run = tuple(answer[at] for at in path)
-        skipped = tuple(
-            any(_number(w) for w in answer[before + 1 : at])
-            for before, at in zip(path, path[1:], strict=False)
-        )
-        for size in range(1, SHINGLE + 1):
-            found.setdefault(run[:size], set()).add(skipped[: size - 1])
+    in the answer more than one way). Built a word at a time, keeping only prefixes that reach a
+    whole run before the answer ends: exactly the prefixes of :func:`run_positions`' runs."""
+    numeric = [_number(word) for word in answer]
+    size = len(answer)
+    found: Prefixes = {}
+    level: list[tuple[tuple[str, ...], tuple[bool, ...], int]] = [
+        ((answer[at],), (), at) for at in range(size - SHINGLE + 1)
+    ]
+    for held, skipped, _ in level:
+        found.setdefault(held, set()).add(skipped)
+    for length in range(2, SHINGLE + 1):
+        last_allowed = size - 1 - (SHINGLE - length)  # room left for the words still to come
+        longer = []
+        for held, skipped, last in level:
+            for at in range(last + 1, min(last + ANSWER_SKIP + 2, last_allowed + 1)):
+                entry = (held + (answer[at],), skipped + (any(numeric[last + 1 : at]),), at)
+                longer.append(entry)
+                found.setdefault(entry[0], set()).add(entry[1])
+        level = longer
     return found
 
 
@@ -295,9 +320,7 @@ def held_runs(answer: list[str], source: list[str]) -> Iterator[tuple[tuple[str,
     number, the source may not skip one too: "takes 3 to 5 working days" is no copy of "takes 1
     to 2 working days" but another fact in the same words. Each source word starts at most
     ``(SKIP + 1) ** (SHINGLE - 1)`` (9) such places, found by at most 13 lookups."""
-    prefixes = _run_prefixes(answer)
-    # a prefix the answer holds without skipping a number fits any source
-    free = {held for held, ways in prefixes.items() if any(not any(way) for way in ways)}
+    prefixes, free = _prefix_index(tuple(answer))
     numbers = [0]  # numbers[i]: how many of the first i source words are numbers
     for word in source:
         numbers.append(numbers[-1] + _number(word))

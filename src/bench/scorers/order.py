@@ -5,10 +5,12 @@ A bundle stores every attempt as canonical JSON (RFC 8785: object keys sorted), 
 built its result is gone. Anything a scorer derives from that order — a verdict sentence that
 shows a call as ``issue_refund(order_id='1041', amount=5)``, a paste measured over a tool
 result's JSON — would score the run one way and its bundle another, and a genuine bundle would
-be refused (``SCORE_MISMATCH``). So scorers read every dict of a trace that they read
-(``ToolCall.arguments`` and ``.result``, the arguments a message's tool calls asked for) with
-its keys sorted, as the bundle will hold them: the run, ``bench rescore`` and ``bench verify``
-score the same thing. Dicts already in order (every trace read from a bundle) are not copied.
+be refused (``SCORE_MISMATCH``). So scorers read the arguments of every call (``ToolCall``'s
+and those a message's tool calls asked for) with their keys sorted, as the bundle will hold
+them: the run, ``bench rescore`` and ``bench verify`` score the same thing. Dicts already in
+order (every trace read from a bundle) are not copied. Tool results, often large, are read by
+one rule only, the paste rule, which dumps them with sorted keys itself (``answers.sources``):
+walking every result here cost more than the rest of scoring an attempt.
 """
 
 from __future__ import annotations
@@ -38,11 +40,9 @@ def _ordered(value: Any) -> Any:
 
 
 def _call(call: ToolCall) -> ToolCall:
-    if _in_order(call.arguments) and _in_order(call.result):
+    if _in_order(call.arguments):
         return call
-    return call.model_copy(
-        update={"arguments": _ordered(call.arguments), "result": _ordered(call.result)}
-    )
+    return call.model_copy(update={"arguments": _ordered(call.arguments)})
 
 
 def _message(message: Message) -> Message:
@@ -56,7 +56,7 @@ def _message(message: Message) -> Message:
 
 
 def as_kept(trace: Trace) -> Trace:
-    """``trace`` with the dicts scorers read in sorted key order (the same object when they
+    """``trace`` with every call's arguments in sorted key order (the same object when they
     already are)."""
     calls = [_call(call) for call in trace.tool_calls]
     messages = [_message(message) for message in trace.messages]
