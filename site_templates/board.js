@@ -82,8 +82,11 @@
       }
       if (hide !== r.hidden) { r.tr.hidden = hide; r.hidden = hide; }
     });
-    var cut = matching > rowLimit;
-    if (t.more.hidden !== !cut) t.more.hidden = !cut;
+    var cut = matching > rowLimit, none = matching === 0;
+    if (t.more.hidden !== !(cut || none)) t.more.hidden = !(cut || none);
+    if (t.toggle.hidden !== none) t.toggle.hidden = none;
+    // an emptied table says why, rather than showing headers over nothing
+    if (none) t.status.textContent = "No entry of this cohort matches the filters.";
     if (cut) {
       var n = matching.toLocaleString("en-US");
       t.status.textContent = t.expanded
@@ -112,19 +115,38 @@
       raw = tr.getAttribute("data-" + key);
     }
     if (raw === null || raw === "") return null;
-    if (key === "name" || key === "date") return raw.toLowerCase();
+    if (key === "name" || key === "date") return raw;
     return Number(raw);
   }
+  // Names sort as a reader expects in any script: by a collator (accents and case aside,
+  // digits as numbers: "entrant 2" before "entrant 10"), never by UTF-16 code units.
+  var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+  function compareValues(a, b) { return typeof a === "string" ? collator.compare(a, b) : (a < b ? -1 : a > b ? 1 : 0); }
+  // The first click on a column puts its best values first: the highest for a score, the
+  // newest date; the lowest for a rank, an error rate, a cost or a latency; names A to Z.
+  function bestFirstDescending(key) {
+    return key === "headline" || key === "pooled" || key === "passk" || key === "frontier" ||
+      key === "date" || key.indexOf("family:") === 0;
+  }
   function sortTable(t, key, button) {
-    var ascending = button.getAttribute("aria-sort") !== "ascending";
-    t.table.querySelectorAll("th button").forEach(function (b) { b.removeAttribute("aria-sort"); });
-    button.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+    var was = button.getAttribute("data-sorted");
+    var ascending = was ? was !== "ascending" : !bestFirstDescending(key);
+    var direction = ascending ? "ascending" : "descending";
+    t.table.querySelectorAll("th button").forEach(function (b) { b.removeAttribute("data-sorted"); });
+    t.table.querySelectorAll("th").forEach(function (th) { th.removeAttribute("aria-sort"); });
+    button.setAttribute("data-sorted", direction);
+    // aria-sort belongs on the column header (a button's is ignored); the date, a minor
+    // button in the entrant column's header, leaves that header unmarked
+    if (!button.classList.contains("minor")) button.closest("th").setAttribute("aria-sort", direction);
     var keyed = t.rows.map(function (r) { return { r: r, v: sortValue(r.tr, key) }; });
     keyed.sort(function (a, b) {
       var va = a.v, vb = b.v;
       if (va === null && vb !== null) return 1;
       if (vb === null && va !== null) return -1;
-      if (va !== null && va !== vb) return (va < vb ? -1 : 1) * (ascending ? 1 : -1);
+      if (va !== null) {
+        var c = compareValues(va, vb);
+        if (c !== 0) return c * (ascending ? 1 : -1);
+      }
       return a.r.order - b.r.order;
     });
     t.rows = keyed.map(function (k) { return k.r; });
@@ -196,6 +218,7 @@
       };
     });
   }
+  function tasks(n) { return n + (n === 1 ? " task" : " tasks"); }
   function dl(pairs) {
     var list = el("dl");
     pairs.forEach(function (p) { list.appendChild(el("dt", p[0])); list.appendChild(el("dd", p[1])); });
@@ -266,11 +289,12 @@
     }
     parts.appendChild(el("h3", "Family scores"));
     var fams = el("ul");
-    r.families.forEach(function (f) { fams.appendChild(el("li", f.family + " (" + f.n + " tasks): " + est(f.score))); });
+    r.families.forEach(function (f) { fams.appendChild(el("li", f.family + " (" + tasks(f.n) + "): " + est(f.score))); });
+    if (!r.families.length) fams.appendChild(el("li", "—"));
     parts.appendChild(fams);
     parts.appendChild(el("h3", "Language scores (plain means, not stratified)"));
     var langs = el("ul", null, "languages");
-    r.languages.forEach(function (s) { langs.appendChild(el("li", s.language + " (" + s.n + " tasks): " + fmt(s.mean, 3))); });
+    r.languages.forEach(function (s) { langs.appendChild(el("li", s.language + " (" + tasks(s.n) + "): " + fmt(s.mean, 3))); });
     if (!r.languages.length) langs.appendChild(el("li", "—"));
     parts.appendChild(langs);
     parts.appendChild(el("h3", "Axis scores"));
@@ -384,8 +408,14 @@
     if (!point) return;
     var box = point.getBoundingClientRect();
     tip.textContent = point.querySelector("title").textContent;
+    tip.style.left = "0px";  // laid out at its natural width first, then placed
     tip.hidden = false;
-    tip.style.left = Math.round(window.scrollX + box.right + 8) + "px";
+    // right of the point, or left of it when it would not fit before the viewport's edge
+    // (a narrow screen, a point near the right): never squeezed against the edge
+    var width = tip.offsetWidth, view = document.documentElement.clientWidth;
+    var left = box.right + 8;
+    if (left + width > view - 4) left = Math.max(4, Math.min(box.left - 8 - width, view - 4 - width));
+    tip.style.left = Math.round(window.scrollX + left) + "px";
     tip.style.top = Math.round(window.scrollY + box.top - 4) + "px";
   }
   document.querySelectorAll("figure.chart svg").forEach(function (svg) {

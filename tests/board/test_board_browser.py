@@ -458,3 +458,159 @@ def test_charts_are_near_the_top_of_a_thousand_entrant_board(browser: Any, big_s
         assert w.errors == []
     finally:
         context.close()
+
+
+# The board audited as a reader (2026-12-06): sorting, the chart's tooltip, phones, print.
+
+
+def test_a_first_click_sorts_best_first_and_marks_the_column_header(page: Watched) -> None:
+    p = page.page
+    c = _synthetic(p)
+    header = p.locator(f"#cohort-{c} th:has(button[data-sort='headline'])")
+    p.click(f"#cohort-{c} th button[data-sort='headline']")
+    shown = [float(v) for v in p.eval_on_selector_all(
+        f"#cohort-{c} tr.entry[data-headline]:not([data-headline=''])",
+        "rows => rows.map(r => r.dataset.headline)")]  # fmt: skip
+    assert shown == sorted(shown, reverse=True)  # a score: the best (highest) first
+    assert header.get_attribute("aria-sort") == "descending"  # on the header, not the button
+    assert p.locator(f"#cohort-{c} th button[aria-sort]").count() == 0
+    p.click(f"#cohort-{c} th button[data-sort='cost']")  # a cost: the cheapest first
+    assert _keys(p, c)[0].startswith("fragile/")
+    assert header.get_attribute("aria-sort") is None
+    assert p.locator(f"#cohort-{c} th:has(button[data-sort='cost'])").get_attribute(
+        "aria-sort") == "ascending"  # fmt: skip
+
+
+def test_names_sort_by_collation_in_any_script(page: Watched) -> None:
+    p = page.page
+    c = _synthetic(p)
+    names = ["Zeynep", "Çağrı", "agent 10", "Agent 2"]  # the cohort's four rows
+    p.evaluate(
+        """([c, names]) => document.querySelectorAll(`#cohort-${c} tr.entry`).forEach(
+        (tr, i) => tr.setAttribute('data-name', names[i]))""",
+        [c, names],
+    )
+    p.click(f"#cohort-{c} th button[data-sort='name']")
+    order = p.eval_on_selector_all(f"#cohort-{c} tr.entry", "rows => rows.map(r => r.dataset.name)")
+    assert order == ["Agent 2", "agent 10", "Çağrı", "Zeynep"]  # not Ç after Z, 10 after 2
+
+
+def test_a_chart_tooltip_stays_whole_on_a_phone(browser: Any, built_site: Path) -> None:
+    context, w = _open(browser, built_site / "index.html", 390, 844)
+    try:
+        p = w.page
+        points = p.locator("figure.chart .point[tabindex='0']")
+        assert points.count() >= 2
+        for i in range(points.count()):
+            points.nth(i).focus()
+            box = p.locator("#chart-tip").bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+            assert box["width"] >= 150, box  # its natural width, never squeezed at the edge
+        assert p.evaluate(OVERFLOW) <= 0 and w.errors == []
+    finally:
+        context.close()
+
+
+def test_a_phone_chart_keeps_readable_text(browser: Any, built_site: Path) -> None:
+    context, w = _open(browser, built_site / "index.html", 390, 844)
+    try:
+        p = w.page
+        svg = p.locator("figure.chart svg.chart-svg").first
+        box = svg.bounding_box()
+        assert box is not None and box["width"] / 640 * 11 >= 9  # 11 px text in a 640 viewBox
+        assert p.evaluate(OVERFLOW) <= 0  # the chart scrolls inside its figure, not the page
+    finally:
+        context.close()
+
+
+def test_a_table_wider_than_the_window_shows_a_scroll_cue(browser: Any, built_site: Path) -> None:
+    context, w = _open(browser, built_site / "index.html", 1024, 768)
+    try:
+        p = w.page
+        wrap = "document.querySelector('.table-wrap')"
+        assert p.evaluate(f"{wrap}.scrollWidth - {wrap}.clientWidth") > 0
+        assert "radial-gradient" in p.evaluate(f"getComputedStyle({wrap}).backgroundImage")
+    finally:
+        context.close()
+
+
+def test_the_table_link_lands_below_the_sticky_filters(browser: Any, built_site: Path) -> None:
+    context, w = _open(browser, built_site / "index.html", 1024, 768)
+    try:
+        p = w.page
+        p.click("#cohort-1 nav.cohort-nav a[href='#table-1']")
+        p.wait_for_timeout(100)
+        controls = p.locator("nav.controls").bounding_box()  # stuck at the top
+        assert controls is not None and controls["height"] > 60  # two lines at this width
+        header = p.locator("#table-1 thead").bounding_box()
+        assert header is not None and header["y"] >= controls["y"] + controls["height"]
+    finally:
+        context.close()
+
+
+def test_print_shows_every_column_and_no_controls(browser: Any, built_site: Path) -> None:
+    context, w = _open(browser, built_site / "index.html", 794, 1123)  # A4 at 96 dpi
+    try:
+        p = w.page
+        p.emulate_media(media="print")
+        overflow = p.eval_on_selector_all(
+            ".table-wrap", "ws => ws.map(w => w.scrollWidth - w.clientWidth)")  # fmt: skip
+        assert overflow and max(overflow) <= 0
+        assert p.locator("nav.controls").is_hidden()
+        assert p.evaluate(OVERFLOW) <= 0
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def edge_site(
+    tmp_path_factory: pytest.TempPathFactory, make_options: Any
+) -> Path:  # a partial run (no family scores) and a language of one task
+    from board_synth import SynthRun, write_runs
+
+    from bench.board import build
+
+    root = tmp_path_factory.mktemp("edge")
+    families = {f"s{i:02d}": "alpha" for i in range(4)}
+    values: dict[str, list[float | None]] = {t: [1.0, 0.0] for t in families}
+    write_runs(root / "runs", [
+        SynthRun("whole", "Whole Run", values, families, languages={"s00": "tr"}),
+        SynthRun("cut", "Cut Run", values, families, status="partial"),
+    ])  # fmt: skip
+    build(make_options(root, root / "site", submissions=None))
+    return root / "site" / "index.html"
+
+
+def test_a_card_says_none_for_no_family_scores_and_counts_one_task(
+    browser: Any, edge_site: Path
+) -> None:
+    context, w = _open(browser, edge_site, 1400, 1000)
+    try:
+        p = w.page
+        p.click("tr[data-key^='cut/'] td.rank")
+        families = p.locator("#card h3:text('Family scores') + ul li")
+        assert [families.nth(i).text_content() for i in range(families.count())] == ["—"]
+        p.click("#card-close")
+        p.click("tr[data-key^='whole/'] td.rank")
+        languages = p.locator("#card ul.languages li")
+        texts = [languages.nth(i).text_content() or "" for i in range(languages.count())]
+        assert texts[0].startswith("en (3 tasks)") and texts[1].startswith("tr (1 task):")
+        assert w.errors == []
+    finally:
+        context.close()
+
+
+def test_a_table_the_filters_empty_says_so(page: Watched) -> None:
+    p = page.page
+    c = _synthetic(p)
+    status = p.locator(f"#cohort-{c} p.rows-more")
+    assert status.is_hidden()
+    p.check("#filter-verified")  # local runs are not verified: every row goes
+    assert _keys(p, c) == []
+    assert status.is_visible()
+    assert status.locator(".rows-status").text_content() == (
+        "No entry of this cohort matches the filters."
+    )
+    assert p.locator(f"#cohort-{c} button.rows-toggle").is_hidden()
+    p.uncheck("#filter-verified")
+    assert status.is_hidden() and _keys(p, c)
