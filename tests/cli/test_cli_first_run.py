@@ -158,3 +158,21 @@ def test_the_run_summary_says_why_attempts_errored(mini: Path) -> None:
     code, out, err = _run(mini, "--split", "public")
     assert code == 0, err
     assert not [line for line in out.splitlines() if line.startswith("  errored ")]
+
+
+def test_a_bundle_given_to_show_is_one_line_naming_what_it_is() -> None:
+    """``bench show results/<entrant>/<run>`` read the bundle's config and status as a run's and
+    showed a finished run with 0 attempts."""
+    import subprocess
+    import sys
+
+    bundle = next((Path(__file__).resolve().parents[2] / "results" / "baseline-echo").iterdir())
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.cli", "show", str(bundle)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 4
+    assert done.stderr.startswith("error[RUN_IS_BUNDLE]") and "Traceback" not in done.stderr
+    assert "bench verify" in done.stderr

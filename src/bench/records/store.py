@@ -120,6 +120,17 @@ class RunDir:
         """Every readable attempt file, in file-name order. Unreadable files are an error."""
         directory = self.path / ATTEMPTS
         if not directory.is_dir():
+            if (self.path / "manifest.json").is_file() and (
+                self.path / "attempts.jsonl.gz"
+            ).exists():
+                # A bundle holds config.json and status.json too, but its attempts are one gzip
+                # file: read as a run, it showed a finished run with no attempt at all.
+                raise RunStoreError(
+                    "is a signed bundle, not a run directory: `bench verify` checks it, and its "
+                    "attempts are one JSON record per line in attempts.jsonl.gz",
+                    code="RUN_IS_BUNDLE",
+                    path=self.path,
+                )
             return []
         records = []
         for file in sorted(directory.glob("*.json")):
