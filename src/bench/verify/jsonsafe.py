@@ -12,14 +12,27 @@ The check is a scan of the raw bytes for the literal characters and for every es
 could spell one; only when the scan finds something are the parsed strings walked, to name the
 field (or to clear a false alarm such as an escaped backslash before ``u0000``, or a valid
 surrogate pair).
+
+With ``text=True`` a string may also hold at most ``MAX_MARKS`` (30) combining marks and
+invisible characters in a row (``LIMIT_COMBINING`` otherwise; Unicode's stream-safe text
+format, UAX #15, allows 30 non-starters in a row). Unicode normalization sorts every run of
+combining marks by insertion (CPython's ``unicodedata``), so its time grows with the square of
+a run's length: 128,000 marks in one answer, 256 KB in a 5 KB gzip, cost the scorers' ``fold``
+half a minute, and a 16 MiB line would cost days. Every reader of a record's text after this
+check (the scorers, the search index's tokens, provenance, the board) normalizes runs of at
+most 30 marks (a few times that after decomposition), in time linear in the text. Runs are
+looked for in the parsed strings that are not ASCII (none when the raw text is ASCII with no
+``\\u`` escape), by one regex scan each (``mark_run``).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
 import re
+import unicodedata
 from typing import Any
 
 from .codes import Code
@@ -27,6 +40,9 @@ from .failure import VerifyFailure
 
 MAX_DEPTH = 64
 SAFE_INTEGER = 2**53 - 1
+MAX_MARKS = 30
+"""The most combining marks and invisible characters a string may hold in a row (UAX #15's
+stream-safe limit on non-starters)."""
 # A JSON string, written as an unrolled loop (far faster than one alternation per character).
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
@@ -163,6 +179,119 @@ def bad_text(value: Any, controls: bool = True) -> tuple[str | None, str] | None
     return None
 
 
+def is_mark(ch: str) -> bool:
+    """A character that normalization may move, or that the copy rules delete: a non-starter
+    (canonical combining class above 0), one whose decomposition starts with one (U+FF9E,
+    U+FF9F), a combining mark (Mn, Me) or an invisible format character (Cf)."""
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return True
+    decomposed = unicodedata.normalize("NFKD", ch) if unicodedata.decomposition(ch) else ""
+    return bool(decomposed) and unicodedata.combining(decomposed[0]) > 0
+
+
+MARK_PLANES = (range(0x20000), range(0xE0000, 0xE1000))
+"""Where marks are (planes 0, 1 and 14; ``tests/verify/test_marks.py`` checks the others hold
+none in this Python's Unicode)."""
+
+
+@functools.cache
+def _mark_points() -> tuple[int, ...]:
+    """Every ``is_mark`` character, as code points (about 2,150; 80 ms, made at the first
+    record that is not plain ASCII)."""
+    points = [code for plane in MARK_PLANES for code in plane if not 0xD800 <= code <= 0xDFFF]
+    text = "".join(map(chr, points))
+    flags = map(bool, map(unicodedata.combining, text))
+    kinds = map(unicodedata.category, text)
+    found = [
+        code
+        for code, combining, kind in zip(points, flags, kinds, strict=True)
+        if combining or kind in ("Mn", "Me", "Cf")
+    ]
+    found += [code for code in (0xFF9E, 0xFF9F) if is_mark(chr(code))]
+    return tuple(sorted(found))
+
+
+@functools.cache
+def _mark_run() -> re.Pattern[str]:
+    """More than ``MAX_MARKS`` marks of the BMP in a row, matched only where such a run starts
+    (so each character is tried a bounded number of times). Only BMP characters: ``re`` tests
+    those against a bitmap, but astral ones against a list of ranges, 30 times slower."""
+    ranges: list[tuple[int, int]] = []
+    for code in _mark_points():
+        if code > 0xFFFF:
+            break
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    marks = "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+    return re.compile(f"(?<![{marks}])[{marks}]{{{MAX_MARKS + 1}}}")
+
+
+@functools.cache
+def _astral_marks() -> dict[int, int]:
+    """Astral marks, each read as a BMP one (U+0301) for ``_mark_run``."""
+    return {code: 0x0301 for code in _mark_points() if code > 0xFFFF}
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def mark_run(text: str) -> int | None:
+    """Where ``text`` first holds more than ``MAX_MARKS`` marks (``is_mark``) in a row, or
+    None: one scan of the text, two when it holds an astral character."""
+    if text.isascii():
+        return None
+    if _ASTRAL.search(text) is not None:
+        text = text.translate(_astral_marks())  # one character for one: positions hold
+    found = _mark_run().search(text)
+    return None if found is None else found.start()
+
+
+def long_marks(value: Any) -> tuple[str | None, int] | None:
+    """A string in ``value`` (keys included, any depth) holding more than ``MAX_MARKS`` marks
+    (``is_mark``) in a row: ``(field path or None for the top level, where the run starts)``;
+    None when there is none."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        kind = type(item)
+        if kind is str:
+            found = mark_run(item)
+            if found is not None:
+                return where or None, found
+        elif kind is dict:
+            for key, inner in item.items():
+                found = mark_run(key)
+                if found is not None:
+                    return _field(where, key), found
+                stack.append((inner, _field(where, key)))
+        elif kind is list:
+            stack.extend((inner, f"{where}[{index}]") for index, inner in enumerate(item))
+    return None
+
+
+def check_marks(value: Any, path: str) -> None:
+    """``LIMIT_COMBINING`` naming ``path`` and the field when a string of ``value`` holds more
+    than ``MAX_MARKS`` combining marks or invisible characters in a row."""
+    found = long_marks(value)
+    if found is not None:
+        field, start = found
+        raise VerifyFailure(
+            Code.LIMIT_COMBINING,
+            f"holds more than {MAX_MARKS} combining marks or invisible characters in a row "
+            f"(from character {start}); at most {MAX_MARKS}",
+            path=path,
+            field=field,
+        )
+
+
+def _marks_suspect(data: bytes) -> bool:
+    """Whether a string of the document may hold a mark: never in ASCII text without a
+    ``\\u`` escape."""
+    return not data.isascii() or b"\\u" in data
+
+
 def check_text(value: Any, path: str, controls: bool = True) -> None:
     """``TEXT_INVALID`` naming ``path`` and the field when a string of ``value`` holds a
     character the board cannot show (the walk alone, for values not read by ``load``)."""
@@ -231,6 +360,8 @@ def load(
         # Text first: the duplicate key's name goes into a message, and must be printable.
         if suspect or (checked and _SUSPECT_ESCAPE.search(data) is not None):
             check_text(value, path, controls=text)
+        if text and _marks_suspect(data):
+            check_marks(value, path)
         if _keys(value) != outside.count(b":"):
             json.loads(decoded, object_pairs_hook=_pairs, **options)  # raises DUPLICATE_KEY
             raise _Refused(Code.DUPLICATE_KEY, "a key appears twice in one object")
@@ -241,4 +372,17 @@ def load(
         raise VerifyFailure(Code.JSON_MALFORMED, f"malformed JSON: {exc}", path=path) from None
 
 
-__all__ = ["MAX_DEPTH", "SAFE_INTEGER", "bad_text", "check_text", "depth", "load"]
+__all__ = [
+    "MARK_PLANES",
+    "MAX_DEPTH",
+    "MAX_MARKS",
+    "SAFE_INTEGER",
+    "bad_text",
+    "check_marks",
+    "check_text",
+    "depth",
+    "is_mark",
+    "load",
+    "long_marks",
+    "mark_run",
+]

@@ -17,6 +17,9 @@
   parsed); the second pass parses line by line and never holds the inflated file whole;
 * every string of every record must be text the board can show (``TEXT_INVALID``,
   ``jsonsafe.load(text=True)``); the manifest's, in ``check_consistency``;
+* and hold at most ``jsonsafe.MAX_MARKS`` (30) combining marks or invisible characters in a
+  row (``LIMIT_COMBINING``): normalizing a run (every scorer reading an answer, the search
+  index, provenance) takes time that grows with the square of its length;
 * config.json's target must also be a valid ``TargetSpec`` (replays and re-drives build one
   from it; ``RECORD_INVALID`` here rather than an exception there).
 
