@@ -12,6 +12,7 @@ rejected ones were never counted.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from bench.core.trace import ToolCall, Trace
@@ -190,3 +191,30 @@ def test_arguments_that_are_not_json_never_reached_the_tool() -> None:
     assert not refused(loose, nan.model_copy(update={"error": None}))
     ran = ToolCall(id="r", name="issue_refund", arguments=RIGHT, error="refunds are closed today")
     assert not refused(loose, ran)
+
+
+def test_a_refused_call_is_decided_without_jsonschema() -> None:
+    """``refused`` reads a plain schema's errors itself: an HTTP run whose entrant sent bad
+    arguments imported jsonschema for it, and its peak went from 56.6 to 59.4 MiB (issue 19's
+    60 MiB)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from bench.core.trace import ToolCall\n"
+        "from bench.scorers.roles import refused\n"
+        "from bench.tasks.load import load_task_set\n"
+        f"tasks = load_task_set(Path({str(root / 'tasks')!r})).by_id()\n"
+        "task = tasks['tool-pub-refund-delivered']\n"
+        "bad = ToolCall(id='1', name='issue_refund', arguments={'order_id': '58211',\n"
+        "    'amount': 64.6, 'z': 2}, error='invalid arguments')\n"
+        "good = ToolCall(id='2', name='issue_refund', arguments={'order_id': '58211',\n"
+        "    'amount': 64.6}, error='rejected by the world')\n"
+        "assert refused(task, bad) and not refused(task, good)\n"
+        "assert 'jsonschema' not in sys.modules, 'imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

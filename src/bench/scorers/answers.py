@@ -278,7 +278,7 @@ def _number(word: str) -> bool:
 Prefixes = dict[tuple[str, ...], set[tuple[bool, ...]]]
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=2)  # one answer against each of its sources; not kept after
 def _prefix_index(answer: tuple[str, ...]) -> tuple[Prefixes, frozenset[tuple[str, ...]]]:
     """:func:`_run_prefixes` of ``answer`` and the prefixes it holds without skipping a number
     (which fit any source): made once per answer, not once per source it is held against."""

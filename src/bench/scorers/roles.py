@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from bench.core.schemacheck import conforms, schema_problem, validator
+from bench.core.schemacheck import plain_errors, schema_problem, validator
 from bench.core.trace import ToolCall
 from bench.tasks.expectations import (
     Answerable,
@@ -96,8 +96,13 @@ def refused(task: Task, call: ToolCall) -> bool:
         (tool for tool in task.tools if isinstance(tool, ToolSpec) and tool.name == call.name),
         None,
     )
-    if spec is None or conforms(spec.parameters, call.arguments):
+    if spec is None:
         return False
+    # A plain schema's errors without jsonschema (worded and decided as it decides them): a
+    # run whose entrant sends bad arguments does not import it (5 MiB of a run's peak).
+    errors = plain_errors(spec.parameters, call.arguments)
+    if errors is not None:
+        return bool(errors)
     if schema_problem(spec.parameters) is not None:  # a broken schema refuses nothing here
         return False
     return not validator(spec.parameters).is_valid(call.arguments)
