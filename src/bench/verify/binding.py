@@ -166,10 +166,20 @@ class _RecordedAgent:
             raise _RecordingEnds("diverged")
         self.used += 1
         response = recorded["response"]
-        answer = response.get("answer")
-        if not isinstance(answer, str):  # the agent's error, recorded with its reply
+        # The agent's error, recorded with its reply: raised as HttpAgentTarget.run_turn raises
+        # it, word for word (the attempt's reason, which the board shows, is its text).
+        if "answer" not in response:
+            keys = ", ".join(sorted(response)) or "none"
             raise AgentReplyError(
-                "the recorded reply has no string 'answer'",
+                f"the agent's reply has no 'answer' (keys: {keys})",
+                code="AGENT_NO_ANSWER",
+                request=request,
+                response=response,
+            )
+        answer = response["answer"]
+        if not isinstance(answer, str):
+            raise AgentReplyError(
+                f"the agent's 'answer' is a {type(answer).__name__}, not a string",
                 code="AGENT_BAD_ANSWER",
                 request=request,
                 response=response,
@@ -277,6 +287,7 @@ class _Redriven:
     diverged: str | None
     used: int
     ended: bool
+    reason: str | None = None  # the reason the runner writes for this ending (engine.py)
 
 
 async def _redrive(
@@ -302,24 +313,25 @@ async def _redrive(
     )
     if isinstance(target, _Recorded):
         attempt.recorder = target.recorder
-    ending, fault = "answered", None
+    ending, fault, reason = "answered", None, None
     try:
         await attempt.run()
-    except OverBudget:
-        ending = "over_budget"
-    except EntrantFault:
-        ending = "errored"
+    except OverBudget as exc:
+        ending, reason = "over_budget", exc.detail
+    except EntrantFault as exc:
+        ending, reason = "errored", exc.reason
     except HarnessFault as exc:
-        ending, fault = "harness_fault", fault_code(exc)
+        ending, fault, reason = "harness_fault", fault_code(exc), f"{exc.code}: {exc.render()}"
     except Exception as exc:  # a bug of ours, reproduced from the recording
         ending, fault = "harness_fault", fault_code(exc)
+        reason = f"{type(exc).__name__}: {exc}"
     trace = attempt.trace.build()
     last = trace.exchanges[-1].response.get(FAILED_CALL) if trace.exchanges else None
     if target.ended and isinstance(last, dict) and last.get("code") == _RecordingEnds.default_code:
         # The re-drive's own call past the recording's end (an attempt stopped by its timeout
         # while a call was in flight recorded none): not a call of the attempt's.
         trace = trace.model_copy(update={"exchanges": trace.exchanges[:-1]})
-    return _Redriven(ending, fault, trace, target.diverged, target.used, target.ended)
+    return _Redriven(ending, fault, trace, target.diverged, target.used, target.ended, reason)
 
 
 def _mismatch(bundle: Path, record: AttemptRecord, message: str) -> VerifyFailure:
@@ -402,15 +414,93 @@ def _check_outcome(bundle: Path, record: AttemptRecord, again: _Redriven) -> Non
         )
 
 
+def _path_blind(text: str) -> list[str]:
+    """``text`` as words, a word naming a path (holding ``/`` or ``\\``) as one placeholder:
+    ``bench bundle`` rewrites local paths in a reason (docs/SUBMISSIONS.md, "Secrets and local
+    paths"), never anything else of it."""
+    return ["/" if "/" in word or "\\" in word else word for word in text.split(" ")]
+
+
+def same_reason(claimed: str | None, derived: str | None) -> bool:
+    """``claimed`` is ``derived``, but for the paths ``bench bundle`` may have rewritten."""
+    if claimed == derived:
+        return True
+    if claimed is None or derived is None:
+        return False
+    mine, theirs = claimed.split(" "), _path_blind(derived)
+    return len(mine) == len(theirs) and all(
+        t == "/" or m == t for m, t in zip(mine, theirs, strict=True)
+    )
+
+
+def _timeout_reason(task: Task, run: BundleRun) -> str:
+    """The reason ``perform_attempt`` writes when the attempt's time ran out (its limit, or its
+    seconds budget when that is the tighter): a stop the recording shows only by ending."""
+    config = run.config
+    limits = [config.attempt_timeout_s or task.limits.timeout_s]
+    seconds_cap = effective_budget(task.budget, config.task_budget).seconds
+    if seconds_cap is not None and seconds_cap <= min(limits):
+        return f"over budget: seconds > {seconds_cap}"
+    timeout = min([*limits, seconds_cap] if seconds_cap is not None else limits)
+    return f"no final answer within {timeout:g}s (attempt timeout)"
+
+
+def _check_reason(
+    bundle: Path, record: AttemptRecord, again: _Redriven, task: Task, run: BundleRun
+) -> None:
+    """An errored or over-budget attempt's ``reason`` (the board prints it on the row's
+    failed tasks) is the one its ending gives, as ``perform_attempt`` words it: the recorded
+    failure's code and message, the budget that ran out, or, when the recording just ends,
+    the attempt's time limit. Otherwise a submitter could write any text there, e.g. blame
+    the harness for the entrant's failures. A harness fault's reason is the fault the re-drive
+    raises (``HARNESS_FAULT_UNEXPLAINED`` otherwise). Not derivable, so not checked: an
+    http-agent's turn that failed before its agent replied (an HTTP error leaves no exchange),
+    and the words of a harness fault that are not the fault's own: its code and message are (the
+    re-drive raises it again), not a path in it that names a file of the verifier's machine."""
+    if record.outcome not in ("errored", "over_budget", "harness_fault"):
+        return
+    if record.outcome == "harness_fault":
+        if again.reason is not None and not same_reason(record.reason, again.reason):
+            raise _unexplained(
+                bundle,
+                record,
+                f"its reason is not the harness fault re-driving it raises "
+                f"({again.reason[:200]!r}): the board shows it beside the task",
+            )
+        return
+    if again.ended:  # the recording ends: the attempt's time ran out (or an agent's HTTP error)
+        if run.config.target_kind in AGENT_KINDS:
+            return
+        derived = [_timeout_reason(task, run)]
+    elif again.reason is not None:
+        derived = [again.reason]
+        last = record.trace.exchanges[-1].response if record.trace.exchanges else {}
+        failure = last.get(FAILED_CALL)
+        if isinstance(failure, dict) and failure.get("code") == "ENTRANT_EXCEPTION":
+            # What the entrant's own code raised: the runner words it without the code.
+            derived.append(str(failure.get("message", "")))
+    else:
+        return
+    if not any(same_reason(record.reason, text) for text in derived):
+        raise _mismatch(
+            bundle,
+            record,
+            f"its reason is not the one its ending gives ({derived[0][:200]!r}): the board "
+            "shows it beside the failed task",
+        )
+
+
 async def _check_all(bundle: Path, task_set: TaskSet, run: BundleRun, cache: TaskCache) -> None:
     spec = TargetSpec.model_validate(run.config.target)
     root = task_set.corpus_root
     worlds = cache.shared("worlds", root, lambda: _Worlds(cache.corpora(root)))
     by_id = task_set.by_id()
     for record in run.attempts:
-        again = await _redrive(record, by_id[record.task_id], spec, run, worlds)
+        task = by_id[record.task_id]
+        again = await _redrive(record, task, spec, run, worlds)
         _check_outcome(bundle, record, again)
         _compare(bundle, record, again)
+        _check_reason(bundle, record, again, task, run)
 
 
 def _baseline(name: str) -> Baseline | None:
@@ -465,4 +555,4 @@ def check_binding(
     asyncio.run(_check_all(bundle, task_set, run, cache or TaskCache()))
 
 
-__all__ = ["check_binding", "check_recording", "check_reference"]
+__all__ = ["check_binding", "check_recording", "check_reference", "same_reason"]

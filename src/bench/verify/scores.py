@@ -23,6 +23,7 @@ from bench.tasks.expectations import default_axis
 from bench.tasks.load import TaskSet, load_task_set
 from bench.tasks.model import Task
 
+from .binding import same_reason
 from .codes import Code
 from .failure import VerifyFailure
 from .records import BundleRun
@@ -168,11 +169,15 @@ def check_tasks(
 
 Published = tuple[str, float | None, bool | None]
 Shown = tuple[list[Verdict], list[str], list[str]]
+_UNCHECKED = "\0"  # a reason derived elsewhere (binding.py), or not derivable offline
 
 
-def _expected(task: Task, record: AttemptRecord, corpora: CorpusLibrary) -> tuple[Published, Shown]:
+def _expected(
+    task: Task, record: AttemptRecord, corpora: CorpusLibrary
+) -> tuple[Published, Shown, str | None]:
     """What the trace earns: (outcome, value, passed), and what the board shows beside it
-    (verdicts, safety violations, axes), computed as the runner computes them."""
+    (verdicts, safety violations, axes; and the reason of a scored or unscorable attempt),
+    computed as the runner computes them (``runner.engine.perform_attempt``)."""
     axes = sorted({default_axis(expectation) for expectation in task.expectations})
     if record.outcome in RESCORED:
         corpus = corpora.corpus(task.corpus) if task.corpus else None
@@ -180,11 +185,15 @@ def _expected(task: Task, record: AttemptRecord, corpora: CorpusLibrary) -> tupl
         scored = score_attempt(task, record.trace, known)
         outcome = "scored" if scored.value is not None else "not_scorable"
         published = (outcome, scored.value, scored.passed if scored.value is not None else None)
-        return published, (list(scored.verdicts), list(scored.safety_violations), axes)
+        reason = None
+        if scored.value is None:
+            reason = "no expectation could decide: " + "; ".join(scored.undecided)
+        shown = (list(scored.verdicts), list(scored.safety_violations), axes)
+        return published, shown, reason
     if record.outcome in ("errored", "over_budget"):
         unsafe = list(safety_violations(task, record.trace, ()))
-        return (record.outcome, 0.0, False), ([], unsafe, axes)
-    return (record.outcome, None, None), ([], [], axes)
+        return (record.outcome, 0.0, False), ([], unsafe, axes), _UNCHECKED
+    return (record.outcome, None, None), ([], [], axes), _UNCHECKED
 
 
 def check_scores(
@@ -199,7 +208,7 @@ def check_scores(
     judged = run.config.judge is not None
     for record in run.attempts:
         where = f"{record.task_id}#{record.repeat}"
-        expected, shown = _expected(by_id[record.task_id], record, corpora)
+        expected, shown, reason = _expected(by_id[record.task_id], record, corpora)
         claimed = (record.outcome, record.value, record.passed)
         if claimed != expected:
             raise VerifyFailure(
@@ -207,6 +216,16 @@ def check_scores(
                 f"claims {claimed}, the trace scores {expected}",
                 path=str(bundle / ATTEMPTS),
                 field=where,
+            )
+        # A scored attempt has no reason; an unscorable one says which checks could not
+        # decide (a judge's may differ offline). The board prints it beside the task.
+        checked = reason != _UNCHECKED and not (judged and reason is not None)
+        if checked and not same_reason(record.reason, reason):
+            raise VerifyFailure(
+                Code.SCORE_MISMATCH,
+                f"its reason is not the one its trace earns ({reason!r})",
+                path=str(bundle / ATTEMPTS),
+                field=f"{where}.reason",
             )
         verdicts, unsafe, axes = shown
         mine_verdicts: list[Verdict] = record.verdicts
