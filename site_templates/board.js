@@ -317,7 +317,16 @@
       item.appendChild(document.createTextNode(" " + f.family + ", score " + fmt(f.value, 2) + " "));
       if (f.private) item.appendChild(el("span", "(private split: id and score only)", "sub"));
       f.lines.forEach(function (line) { item.appendChild(el("span", line, "sub sentence")); });
-      if (f.transcript) item.appendChild(safeLink(f.transcript, "transcript"));
+      // the viewer beside the page (transcript.html), then the file on GitHub (--repo-url)
+      if (!f.private && typeof r.transcripts === "string" && /^[0-9a-f]{24}$/.test(r.transcripts)) {
+        var view = el("a", "transcript", "transcript");
+        view.href = "transcript.html#" + r.transcripts + "/" + encodeURIComponent(f.task_id);
+        item.appendChild(view);
+      }
+      if (f.transcript && !f.private) {
+        item.appendChild(document.createTextNode(" "));
+        item.appendChild(safeLink(f.transcript, "source"));
+      }
       failed.appendChild(item);
     });
     parts.appendChild(failed);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -153,7 +154,9 @@ def test_report_card_lists_failed_tasks(page: Watched) -> None:
     assert "errored: endpoint returned 500 after retries" in text
     languages = [card.locator("ul.languages li").nth(i).text_content() for i in range(2)]
     assert languages == ["en (10 tasks): 0.700", "tr (2 tasks): 0.250"]
-    link = failed.first.locator("a")
+    viewer = failed.first.locator("a.transcript")
+    assert re.fullmatch(r"transcript\.html#[0-9a-f]{24}/s00", viewer.get_attribute("href") or "")
+    link = failed.first.locator("a", has_text="source")
     assert link.get_attribute("href", timeout=1000).startswith("https://github.com/example/")
     assert link.get_attribute("rel") == "noopener noreferrer nofollow"
     page.page.click("#card-close")

@@ -4,7 +4,10 @@ the serial board byte for byte; a bundle verify refuses is refused through eithe
 from __future__ import annotations
 
 import gzip
+import hashlib
+import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -12,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import rfc8785
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bench.board import BuildOptions, build
@@ -168,7 +172,16 @@ def test_a_pool_builds_the_serial_board_byte_for_byte(results: Results, tmp_path
         replace(_options(results, tmp_path / "former", 1), results=None,
                 extra_loaders=(FormerLoader(_loader(results, 1)),))
     )  # fmt: skip
-    assert list(_files(tmp_path / "former")) == list(_files(tmp_path / "serial"))
+    # The former loader is given as an extra loader, which no row's transcript is read from:
+    # the pages and their data are the same bytes but for the rows' transcript keys.
+    viewer = [n for n, _ in _files(tmp_path / "serial") if n.startswith("transcript")]
+    assert "transcript.html" in viewer and len(viewer) > 1
+    key = re.compile(rb'"transcripts": "[0-9a-f]{24}"')
+
+    def unkeyed(site: Path) -> list[tuple[str, bytes]]:
+        return [(n, key.sub(b'"transcripts": null', b)) for n, b in _files(site) if n not in viewer]
+
+    assert unkeyed(tmp_path / "former") == unkeyed(tmp_path / "serial")
     assert former.board.inputs_hash == serial.board.inputs_hash
 
 
@@ -463,8 +476,24 @@ def _row(result: BuildResult, entrant: str) -> Any:
 def test_a_planted_entry_fools_a_trusted_cache_but_not_a_sealed_one(
     results: Results, tmp_path: Path
 ) -> None:
-    cache, _, key = _forged_cache(results, tmp_path)
-    trusted = build(_cached(results, tmp_path / "trusted", cache))  # the attack works unsealed
+    cache, bundle, key = _forged_cache(results, tmp_path)
+    # Unsealed, the planted entry is believed; the copy of the attempts for the transcript
+    # viewer then finds bytes that are not the manifest's, and the build stops.
+    with pytest.raises(BoardInputError) as caught:
+        build(_cached(results, tmp_path / "trusted", cache))
+    assert caught.value.code == "BOARD_INPUT" and str(caught.value.path).endswith(".jsonl.gz")
+    # With the manifest rewritten to match (its signature no longer does), the attack works.
+    manifest = json.loads((bundle / "manifest.json").read_bytes())
+    data = (bundle / "attempts.jsonl.gz").read_bytes()
+    for listed in manifest["files"]:
+        if listed["path"] == "attempts.jsonl.gz":
+            listed.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+    (bundle / "manifest.json").write_bytes(rfc8785.dumps(manifest))
+    planted = EntryCache(cache).get(key)
+    assert planted is not None
+    loader = replace(_loader(results, 1), cache=cache)
+    EntryCache(cache).put(loader._keys(loader.bundles(), None)[bundle], *planted)
+    trusted = build(_cached(results, tmp_path / "trusted", cache))
     assert _row(trusted, "mini-crashes-on-refunds").verified
     sealed = build(_sealed(results, tmp_path / "sealed", cache, KEY))
     assert not _row(sealed, "mini-crashes-on-refunds").verified

@@ -327,7 +327,12 @@ def build(options: BuildOptions) -> BuildResult:
             + ("".join(f"\n  {line}" for line in why)),
             path=options.out,
         )
-    files: dict[str, bytes] = {}
+    from .transcripts import VIEWER, Sources, transcript_files, viewer_page
+
+    # Each failed task opens its attempts in the viewer beside the page (transcripts.py).
+    boards, files = transcript_files(boards, Sources(options.runs, options.results))
+    if files:
+        files[VIEWER] = viewer_page(options.templates)
     for stem, board in boards:
         data = "board" if stem == "index" else stem
         files[f"{stem}.html"] = render_board(board, options)

@@ -145,6 +145,8 @@ def run_headline(e: EntryInput, level: float = 0.95) -> RunHeadline:
 def transcript_link(
     repo_url: str | None, source_path: str, task_id: str, source: str
 ) -> str | None:
+    """The attempts' source on GitHub (``--repo-url``): a bundle's whole ``attempts.jsonl.gz``
+    or a run's first repeat. The page's own viewer (``transcripts.py``) needs no URL."""
     if repo_url is None:
         return None
     base = repo_url.rstrip("/") + "/blob/HEAD/" + source_path.strip("/")
@@ -199,7 +201,9 @@ def from_summary(
             value=f.value,
             lines=() if f.task_id in private else f.lines,
             private=f.task_id in private,
-            transcript=transcript_link(repo_url, source_path, f.task_id, source),
+            transcript=None
+            if f.task_id in private
+            else transcript_link(repo_url, source_path, f.task_id, source),
         )
         for f in summary.failures
     )

@@ -43,7 +43,11 @@ class FailedTask(Strict):
     value: float | None
     lines: list[str] = Field(description="failing sentences; empty for private-split tasks")
     private: bool = False
-    transcript: str | None = Field(None, description="https link, or None without --repo-url")
+    transcript: str | None = Field(
+        None,
+        description="the attempts' source on GitHub (https link), or None without --repo-url; "
+        "the page's own viewer is transcript.html#<row's transcripts>/<task_id>",
+    )
 
 
 class EntrantInfo(Strict):
@@ -118,6 +122,12 @@ class EntryRow(Strict):
         None,
         description="the run's own display name when the registry's name replaced it (tells "
         "two configurations of one entrant apart)",
+    )
+    transcripts: str | None = Field(
+        None,
+        description="key of the row's attempts beside the page (transcripts/<key>.jsonl.gz): "
+        "each failed task that is not private opens transcript.html#<key>/<task_id>; None: "
+        "no failed task to show, or the row was not read from --runs or --results",
     )
 
 

@@ -33,9 +33,10 @@ def csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
 
 
-def content_security_policy(scripts: list[str], styles: list[str]) -> str:
+def content_security_policy(scripts: list[str], styles: list[str], connect: str = "'none'") -> str:
     """Hashes of our inline scripts and styles, and nothing else: no ``'unsafe-inline'``, no
-    ``'unsafe-eval'``, no network source."""
+    ``'unsafe-eval'``, no network source (``connect``: the transcript viewer's ``'self'``,
+    which fetches its data files from beside it)."""
     return "; ".join(
         [
             "default-src 'none'",
@@ -43,7 +44,7 @@ def content_security_policy(scripts: list[str], styles: list[str]) -> str:
             "style-src " + " ".join(csp_hash(s) for s in styles),
             "img-src data:",
             "font-src data:",
-            "connect-src 'none'",
+            f"connect-src {connect}",
             "base-uri 'none'",
             "form-action 'none'",
         ]
@@ -162,7 +163,8 @@ def packaged_asset(name: str) -> str:
         ) from None
 
 
-def _read(templates: Path | None, name: str) -> str:
+def read_asset(templates: Path | None, name: str) -> str:
+    """``name`` from ``templates`` (None: the packaged assets)."""
     if templates is None:
         return packaged_asset(name)
     try:
@@ -176,8 +178,8 @@ def _read(templates: Path | None, name: str) -> str:
 def page_context(
     board: Board, templates: Path | None, methodology_md: str, repo_url: str | None = None
 ) -> PageContext:
-    css = _read(templates, "board.css")
-    board_js = _read(templates, "board.js")
+    css = read_asset(templates, "board.css")
+    board_js = read_asset(templates, "board.js")
     data = page_data(board)
     return PageContext(
         board=board,
@@ -212,17 +214,15 @@ def suite_html(suite: SuiteInfo) -> dict[str, str]:
     }
 
 
-def render_page(context: PageContext, templates: Path | None = None) -> str:
-    """Render ``index.html.j2`` from ``templates`` (None: the packaged templates)."""
+def _template(name: str, templates: Path | None) -> Any:
     import jinja2
-    from markupsafe import Markup
 
     loader: jinja2.BaseLoader = (
         jinja2.FunctionLoader(packaged_asset)
         if templates is None
         else jinja2.FileSystemLoader(str(templates))
     )
-    where = f"bench/board/assets/{TEMPLATE}" if templates is None else templates / TEMPLATE
+    where = f"bench/board/assets/{name}" if templates is None else templates / name
     env = jinja2.Environment(
         loader=loader,
         autoescape=True,
@@ -230,11 +230,31 @@ def render_page(context: PageContext, templates: Path | None = None) -> str:
         keep_trailing_newline=True,
     )
     try:
-        template = env.get_template(TEMPLATE)
+        return env.get_template(name)
     except jinja2.TemplateError as exc:
         raise BoardBuildError(str(exc), code="BOARD_TEMPLATE", path=where) from None
+
+
+def render_template(
+    name: str, templates: Path | None, *, css: str, script: str, **values: Any
+) -> str:
+    """A page of ours other than the board (the transcript viewer): its own ``css`` and
+    ``script`` inline, trusted; every other value escaped."""
+    from markupsafe import Markup
+
+    rendered: str = _template(name, templates).render(
+        css=Markup(css), script=Markup(script), **values
+    )
+    return rendered
+
+
+def render_page(context: PageContext, templates: Path | None = None) -> str:
+    """Render ``index.html.j2`` from ``templates`` (None: the packaged templates)."""
+    from markupsafe import Markup
+
+    template = _template(TEMPLATE, templates)
     # Our own code and our own Markdown (raw HTML off) are trusted; contributor data never is.
-    return template.render(
+    return template.render(  # type: ignore[no-any-return]
         ctx=context,
         css=Markup(context.css),
         board_js=Markup(context.board_js),
@@ -256,6 +276,8 @@ __all__ = [
     "packaged_asset",
     "page_context",
     "page_data",
+    "read_asset",
     "render_page",
+    "render_template",
     "suite_html",
 ]

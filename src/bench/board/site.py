@@ -2,6 +2,8 @@
 
 A build that fails before the swap leaves the old site exactly as it was. The swap is two
 renames in one directory (old -> aside, new -> out); if the second fails the first is undone.
+A file's name may name a folder (``transcripts/<key>.jsonl.gz``): it is made in the temp
+directory and swapped in with it.
 """
 
 from __future__ import annotations
@@ -31,13 +33,21 @@ def write_site(out: Path, files: Mapping[str, bytes]) -> None:
         raise BoardBuildError("exists and is not a directory", code="BOARD_OUT", path=out)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=parent))
     try:
+        folders = {staging}
         for name, data in sorted(files.items()):
-            with open(staging / name, "wb") as handle:
+            # a name of ours (``transcripts/<key>.jsonl.gz``), never a submitter's string
+            target = staging / name
+            if target.parent not in folders:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.chmod(target.parent, 0o755)
+                folders.add(target.parent)
+            with open(target, "wb") as handle:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
         os.chmod(staging, 0o755)
-        _fsync_dir(staging)
+        for folder in sorted(folders, reverse=True):
+            _fsync_dir(folder)
         aside = None
         if out.exists():
             aside = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))

@@ -1,0 +1,1 @@
+../../../../site_templates/transcript.js
