@@ -122,3 +122,16 @@ def test_the_reference_check_can_fail() -> None:
         "2: src/bench/stats/nowhere.py",
         "3: policies.md",
     ]
+
+
+def test_every_target_kind_is_in_the_targets_table() -> None:
+    """docs/TARGETS.md opens with a table of kinds; http-agent, the kind for a stranger's own
+    agent, was only found at the end of the page."""
+    from typing import get_args
+
+    from bench.targets.base import TargetKind
+
+    text = (DOCS / "TARGETS.md").read_text(encoding="utf-8")
+    table = text.split("| kind | the entrant is | needs |", 1)[1].split("\n\n", 1)[0]
+    rows = {line.split("|")[1].strip(" `") for line in table.splitlines()[2:]}
+    assert rows == set(get_args(TargetKind))

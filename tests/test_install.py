@@ -18,6 +18,9 @@ ASSETS = {
     "board.css": REPO / "site_templates" / "board.css",
     "board.js": REPO / "site_templates" / "board.js",
     "index.html.j2": REPO / "site_templates" / "index.html.j2",
+    "transcript.css": REPO / "site_templates" / "transcript.css",
+    "transcript.html.j2": REPO / "site_templates" / "transcript.html.j2",
+    "transcript.js": REPO / "site_templates" / "transcript.js",
     "METHODOLOGY.md": REPO / "docs" / "METHODOLOGY.md",
 }
 
@@ -32,7 +35,7 @@ def test_the_packaged_assets_are_the_repository_files() -> None:
 
 def _repository(root: Path) -> Path:
     """A repository holding one valid bundle: results/, submissions/, tasks/, corpora/."""
-    repo = root / "repo"
+    repo = root / "a clone ü"  # spaces and non-ASCII in the path, as a user's may have
     repo.mkdir()
     shutil.copytree(BASE / "results", repo / "results")
     shutil.copytree(BASE / "submissions", repo / "submissions")
@@ -68,7 +71,7 @@ def test_the_wheel_installs_and_works_from_an_empty_directory(tmp_path: Path) ->
     ).stdout.strip()  # fmt: skip
     (Path(site) / "project_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
 
-    empty = tmp_path / "empty"
+    empty = tmp_path / "empty dir é"
     empty.mkdir()
     repo = _repository(tmp_path)
     bench_bin = str(venv / "bin" / "bench")
@@ -85,6 +88,16 @@ def test_the_wheel_installs_and_works_from_an_empty_directory(tmp_path: Path) ->
     assert (
         version.returncode == 0 and version.stdout.strip() == f"bench, version {bench.__version__}"
     )
+
+    # The task set is not in the package: the first command of docs/SUBMISSIONS.md, run where
+    # there is no clone, says where it is instead of only "no such file or directory".
+    missing = run("run", "--tasks", "tasks", "--split", "public", "--target", "t.yaml")
+    assert missing.returncode == 3 and "Traceback" not in missing.stderr
+    assert missing.stderr.startswith("error[FILE_MISSING]: tasks: ")
+    assert "come with a clone of its repository" in missing.stderr
+    generated = run("task", "generate", "--out", "tasks")
+    assert generated.returncode == 3 and "--corpora" in generated.stderr
+    assert "come with a clone of its repository" in generated.stderr
 
     [bundle] = (repo / "results" / "mini-good").iterdir()
     verified = run("verify", str(bundle), "--seed", "7")

@@ -120,6 +120,48 @@ def test_an_interrupted_run_names_the_run_to_resume(mini: Path) -> None:
     assert line.endswith(f"--resume {run_id} to finish it")
 
 
+def test_ctrl_c_is_one_line_exit_130_and_the_resume_it_names_finishes(
+    mini: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # docs/RUNS.md: "exits 130 and says which run to resume" in one line. click's blank line and
+    # "aborted" used to follow it, as if the run were lost.
+    (mini / "interrupt_once.py").write_text(
+        "import importlib.util\nfrom pathlib import Path\n\n"
+        "HERE = Path(__file__).parent\n"
+        "spec = importlib.util.spec_from_file_location('mini_agents', HERE / 'agents.py')\n"
+        "agents = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(agents)\n\n\n"
+        "def respond(request):\n"
+        "    if not (HERE / 'interrupted').exists():\n"
+        "        (HERE / 'interrupted').touch()\n"
+        "        raise KeyboardInterrupt\n"
+        "    return agents.good(request)\n",
+        encoding="utf-8",
+    )
+    target = mini / "targets" / "interrupt_once.yaml"
+    target.write_text(
+        "format_version: 1\nkind: scripted\nentrant: mini-interrupt\ndisplay_name: mini "
+        "interrupt\nmodel: mini-interrupt\ncallable: ../interrupt_once.py:respond\n",
+        encoding="utf-8",
+    )
+    argv = [
+        "run", "--tasks", str(mini / "tasks"), "--target", str(target),
+        "--runs-dir", str(mini / "runs"), "--progress", "none", "--concurrency", "1",
+    ]  # fmt: skip
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 130
+    [run_id] = _run_ids(mini)
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"interrupted: run {run_id} keeps the 0 of 4 attempt(s) written; run the same command "
+        f"with --resume {run_id} to finish it\n"
+    )
+    main([*argv, "--resume", run_id])  # returns: exit 0
+    status = json.loads((mini / "runs" / run_id / "status.json").read_text())
+    assert status["status"] == "complete"
+    assert "status complete" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -176,3 +218,31 @@ def test_a_bundle_given_to_show_is_one_line_naming_what_it_is() -> None:
     assert done.returncode == 4
     assert done.stderr.startswith("error[RUN_IS_BUNDLE]") and "Traceback" not in done.stderr
     assert "bench verify" in done.stderr
+
+
+def test_progress_json_and_format_json_keep_stdout_json_lines(mini: Path) -> None:
+    # The report was indented over many lines after the events: a JSON Lines reader broke on it.
+    code, out, err = _run(mini, "--format", "json", "--progress", "json")
+    assert code == 0, err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line.get("event") for line in lines[:1]] == ["run_started"]
+    assert lines[-2]["event"] == "run_finished"
+    assert lines[-1]["format_version"] == 1 and "event" not in lines[-1]
+
+
+@pytest.mark.parametrize("kind", ["openai", "http-agent"])
+def test_an_unset_key_variable_says_how_to_set_it_and_writes_nothing(
+    mini: Path, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BENCH_TEST_UNSET_KEY", raising=False)
+    target = mini / "targets" / "keyed.yaml"
+    target.write_text(
+        f"format_version: 1\nkind: {kind}\nentrant: keyed\ndisplay_name: keyed\nmodel: m\n"
+        "base_url: http://127.0.0.1:9/v1\napi_key_env: BENCH_TEST_UNSET_KEY\n",
+        encoding="utf-8",
+    )
+    code, out, err = _run(mini, "--wait-ready", "0", target=target)
+    assert code == 3 and out == ""
+    assert err.startswith("error[TARGET_KEY_MISSING]: ") and err.count("\n") == 1
+    assert "export BENCH_TEST_UNSET_KEY=<key>, or put that line in .env" in err
+    assert not (mini / "runs").exists() or _run_ids(mini) == []

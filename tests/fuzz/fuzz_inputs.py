@@ -426,6 +426,8 @@ def target_cases(rng: random.Random, budget: int) -> list[Case]:
                         "none",
                         "--env-file",
                         "none.env",
+                        "--wait-ready",  # nothing listens at the target's port: fail at once
+                        "0",
                     ]
                 ]
 
@@ -725,6 +727,8 @@ def env_cases() -> list[Case]:
                 "none",
                 "--env-file",
                 "x.env",
+                "--wait-ready",  # nothing listens at the provider's port: fail at once
+                "0",
             ]
             return [
                 [*base, "--target", "t.yaml"],

@@ -130,9 +130,9 @@ def test_finished_attempts_wait_for_a_writer_within_a_bound(
     monkeypatch.setattr(engine, "WRITE_BACKLOG", 1)
     live = [0]
     most = [0]
-    perform = engine.perform_attempt
+    perform = engine._perform  # perform_attempt, and whether the endpoint was there
 
-    async def counted(plan: Any, task: Any, repeat: int) -> AttemptRecord:
+    async def counted(plan: Any, task: Any, repeat: int) -> tuple[AttemptRecord, bool]:
         live[0] += 1
         most[0] = max(most[0], live[0])
         return await perform(plan, task, repeat)
@@ -146,7 +146,7 @@ def test_finished_attempts_wait_for_a_writer_within_a_bound(
     def done_writing(self: Any, record: AttemptRecord, done: int, total: int) -> None:
         live[0] -= 1
 
-    monkeypatch.setattr(engine, "perform_attempt", counted)
+    monkeypatch.setattr(engine, "_perform", counted)
     monkeypatch.setattr(RunDir, "write_attempt", slow_write)
     monkeypatch.setattr(NullProgress, "attempt", done_writing)
     run, status = start_run(request(mini, repeats=4, concurrency=2), NullProgress())

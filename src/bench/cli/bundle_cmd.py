@@ -25,14 +25,21 @@ from .common import CONTEXT, runs_dir_option
     type=click.Path(path_type=Path, file_okay=False),
     default=Path("results"),
     show_default=True,
+    help="Where the bundle is written, as OUT/<entrant>/<run_id>/ (the repository's results/).",
 )
 @click.option(
     "--allowed-signers",
     type=click.Path(path_type=Path, dir_okay=False),
     default=Path("submissions/allowed_signers"),
     show_default=True,
+    help="Registered keys: --key must be the one registered there for --entrant.",
 )
-@click.option("--repository", default="bench-suite", show_default=True)
+@click.option(
+    "--repository",
+    default="bench-suite",
+    show_default=True,
+    help="The repository the bundle is for, as its manifest names it (bench verify --repository).",
+)
 @click.option("--allow-partial", is_flag=True, help="Bundle a partial run (it is flagged).")
 @runs_dir_option
 def bundle(

@@ -10,6 +10,13 @@ import click
 # Every command answers -h as well as --help, however it is invoked.
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
+# Said where a missing task set or corpus root is the first thing someone who installed the
+# package meets: `pip install` brings the harness only (README, "The command line").
+NOT_PACKAGED = (
+    "bench-suite's tasks/ and corpora/ come with a clone of its repository, not with the "
+    "installed package"
+)
+
 runs_dir_option = click.option(
     "--runs-dir",
     type=click.Path(path_type=Path, file_okay=False),

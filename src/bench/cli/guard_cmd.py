@@ -14,7 +14,7 @@ from .common import CONTEXT
 
 @click.command("pr-guard", context_settings=CONTEXT)
 @click.option("--base", required=True, help="The PR's base commit (keys come from it).")
-@click.option("--head", default="HEAD", show_default=True)
+@click.option("--head", default="HEAD", show_default=True, help="The PR's head commit.")
 def pr_guard(base: str, head: str) -> None:
     """Print the one bundle directory a results PR adds (nothing for a registration).
 

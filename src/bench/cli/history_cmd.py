@@ -78,7 +78,12 @@ def leaderboard(db: Path | None, runs_dir: Path, fmt: str) -> None:
 @click.command(context_settings=CONTEXT)
 @db_option
 @click.option(
-    "--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json"]),
+    default="csv",
+    show_default=True,
+    help="CSV (one row per run) or JSON.",
 )
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Write to a file.")
 @runs_dir_option

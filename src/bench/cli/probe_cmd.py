@@ -58,7 +58,7 @@ def probe(
     import asyncio
 
     from bench.core.errors import EntrantError, UsageError
-    from bench.targets.probe import DEFAULT_PORTS, scan
+    from bench.targets.probe import DEFAULT_PORTS, NO_SUCH_HOST, REFUSED, TLS_FAILED, scan
     from bench.targets.probe import probe as probe_one
 
     key = None
@@ -105,4 +105,13 @@ def probe(
             if details:
                 click.echo(f"  {', '.join(details)}")
     if not found:
-        raise EntrantError(f"nothing answered at {where}", code="ENDPOINT_UNREACHABLE")
+        why = reports[0].not_connected() if base_url is not None else None
+        words = {
+            REFUSED: "connection refused: nothing listens there",
+            NO_SUCH_HOST: "the host name does not resolve",
+            TLS_FAILED: "the TLS handshake failed: a plain http:// server?",
+        }
+        raise EntrantError(
+            f"nothing answered at {where}" + (f" ({words[why]})" if why else ""),
+            code="ENDPOINT_UNREACHABLE",
+        )

@@ -6,20 +6,31 @@ from types import TracebackType
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Column
 
 from bench.records.run import AttemptRecord, RunStatus
 
 
+def _fixed() -> Column:
+    return Column(no_wrap=True)
+
+
 class BarProgress:
     def __init__(self) -> None:
+        # On an 80-column terminal the row is wider than the screen: the last attempt's name
+        # is what gets cut ("…"), never the count or the clock ("28/1…" and "0:00:…" were).
         self._progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[last]}"),
-            TimeElapsedColumn(),
+            TextColumn("{task.description}", table_column=_fixed()),
+            BarColumn(bar_width=20, table_column=_fixed()),
+            MofNCompleteColumn(table_column=_fixed()),
+            TextColumn(
+                "{task.fields[last]}",
+                table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1),
+            ),
+            TimeElapsedColumn(table_column=_fixed()),
             console=Console(stderr=True),
             transient=True,
+            expand=True,
         )
         self._task = self._progress.add_task("run", total=None, last="")
 

@@ -11,9 +11,11 @@ HEADER = """# CLI reference
 Generated from `bench --help` by `make docs` (`python -m bench.cli.reference > docs/CLI.md`);
 `tests/test_docs.py` fails when this file and the commands disagree.
 
-Exit codes: 0 success · 2 usage · 3 bad input file · 4 run store (missing, ambiguous, exists,
-changed) · 5 entrant error · 6 harness fault. Errors print one line, `error[CODE]: file: field:
-message`; codes are listed in `ERRORS.md`.
+Exit codes: 0 success · 1 a check failed (an invalid bundle, lint findings, a refused pull
+request, `--fail-on-safety`, `--fail-on-regression`) · 2 usage · 3 bad input file · 4 run store
+(missing, ambiguous, exists, changed) · 5 entrant error · 6 harness fault · 130 interrupted
+(Ctrl-C; `bench run` names the `--resume` that finishes the run). Errors print one line,
+`error[CODE]: file: field: message`; codes are listed in `ERRORS.md`.
 """
 
 

@@ -14,8 +14,17 @@ from .common import CONTEXT, format_option, runs_dir_option
 @click.argument("run_ref", metavar="RUN", default="latest")
 @click.option("--tasks", type=click.Path(path_type=Path), help="Task set (default: the run's).")
 @click.option("--corpora", type=click.Path(path_type=Path, file_okay=False), help="Corpus root.")
-@click.option("--judge", "judge_file", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--judge-cache", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--judge",
+    "judge_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Judge file for 'judge' expectations (see docs/JUDGE.md).",
+)
+@click.option(
+    "--judge-cache",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Judge verdict cache (default with --judge: <runs-dir>/judge-cache.sqlite3).",
+)
 @runs_dir_option
 @format_option
 @click.pass_context

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .common import CONTEXT, runs_dir_option
+from .common import CONTEXT, NOT_PACKAGED, runs_dir_option
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -78,13 +78,7 @@ def _error_lines(records: Iterable[AttemptRecord], width: int = 110) -> list[str
     return lines
 
 
-@click.command(
-    context_settings=CONTEXT,
-    params=[
-        *_budget_options("task-budget-", "per-attempt cap overriding the task's budget"),
-        *_budget_options("run-budget-", "cap for the whole run; attempts it prevents are skipped"),
-    ],
-)
+@click.command(context_settings=CONTEXT)
 @click.option(
     "--tasks",
     "tasks_path",
@@ -92,9 +86,18 @@ def _error_lines(records: Iterable[AttemptRecord], width: int = 110) -> list[str
     required=True,
     help="Task file or directory of task files.",
 )
-@click.option("--target", "target_file", type=click.Path(path_type=Path), help="Target file.")
+@click.option(
+    "--target",
+    "target_file",
+    type=click.Path(path_type=Path),
+    help="Target file: who the entrant is and how to reach it (docs/TARGETS.md).",
+)
 @click.option("--replay", help="Replay a recorded run's cassette instead of a target (run ref).")
-@click.option("--corpora", type=click.Path(path_type=Path, file_okay=False), help="Corpus root.")
+@click.option(
+    "--corpora",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Corpus root (default: the 'corpora' directory beside the task directory).",
+)
 @click.option("--split", type=click.Choice(["public", "private"]), help="Only this split.")
 @click.option(
     "--task",
@@ -103,8 +106,20 @@ def _error_lines(records: Iterable[AttemptRecord], width: int = 110) -> list[str
     help="Only this task id (repeatable); leaving tasks of the split out makes a subset run.",
 )
 @click.option("--language", help="Only tasks written in this language (e.g. tr).")
-@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Attempts per task; a task's score is the mean of its repeats.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="Attempts running at once (an HTTP target's max_in_flight may lower its requests).",
+)
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
@@ -116,8 +131,17 @@ def _error_lines(records: Iterable[AttemptRecord], width: int = 110) -> list[str
     default=120.0,
     show_default=True,
     metavar="SECONDS",
-    help="Wait this long for an HTTP target's server that answers 503 (loading its model) "
-    "before the run starts; 0: do not wait.",
+    help="Wait this long for an HTTP target's server that refuses connections (not started "
+    "yet) or answers 503 (loading its model) before the run starts; 0: do not wait.",
+)
+@click.option(
+    "--stop-unreachable",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    metavar="N",
+    help="Stop the run (resumable) after N attempts in a row could not connect to the "
+    "endpoint at all; they are left for --resume. 0: never stop.",
 )
 @click.option(
     "--seed",
@@ -192,6 +216,7 @@ def run(
     concurrency: int,
     timeout: float | None,
     wait_ready: float,
+    stop_unreachable: int,
     seed: int | None,
     resume_ref: str | None,
     shard_text: str | None,
@@ -211,6 +236,7 @@ def run(
 ) -> None:
     """Run an entrant through a task set; every attempt is written to runs/<run_id>/."""
     from bench.core.budget import Budget
+    from bench.core.errors import InputError
     from bench.core.rng import DEFAULT_SEED
     from bench.reports import render_summary, summarize
     from bench.runner import JsonLinesProgress, NullProgress, RunRequest, resume_run, start_run
@@ -225,6 +251,10 @@ def run(
             dollars=budgets.get(f"{prefix}dollars"),
         )
 
+    if not tasks_path.exists():
+        raise InputError(
+            f"no such file or directory ({NOT_PACKAGED})", code="FILE_MISSING", path=tasks_path
+        )
     request = RunRequest(
         tasks=tasks_path,
         target_file=target_file,
@@ -257,6 +287,7 @@ def run(
         dotenv=env_file if env_file.is_file() else None,
         shard=parse_shard(shard_text) if shard_text is not None else None,
         wait_ready_s=wait_ready,
+        stop_unreachable=stop_unreachable,
         on_notice=lambda text: click.echo(text, err=True),
     )
     mode = progress
@@ -288,6 +319,8 @@ def run(
                 f"--resume {tracked.run_id} to finish it",
                 err=True,
             )
+            # That line is the whole story: click's blank line and "aborted" after it are not.
+            raise SystemExit(130) from None
         raise
     from bench.reports.history import DEFAULT_DB, index_run, open_db
 
@@ -311,9 +344,12 @@ def run(
     records_of = None if resume_ref else records_from_files(summary, run_dir)
     written = write_report(summary, "markdown", where, records_of)
     if fmt == "json":
-        from bench.reports.jsonreport import render_json
+        from bench.reports.jsonreport import build_report, render_json
 
-        click.echo(render_json(summary), nl=False)
+        if mode == "json":  # after the events, one more line: stdout stays JSON Lines
+            click.echo(build_report(summary).model_dump_json())
+        else:
+            click.echo(render_json(summary), nl=False)
     elif mode != "json":
         for line in render_summary(summary):
             click.echo(line)
@@ -334,3 +370,13 @@ def run(
             f"{len(summary.safety)} safety violation(s): failing (--fail-on-safety)", err=True
         )
         sys.exit(1)
+
+
+# The budget options come after what a run needs (--tasks, --target …), where `bench run --help`
+# used to open with eight of them.
+_at = next(i for i, p in enumerate(run.params) if p.name == "timeout") + 1
+run.params[_at:_at] = [
+    *_budget_options("task-budget-", "per-attempt cap overriding the task's budget"),
+    *_budget_options("run-budget-", "cap for the whole run; attempts it prevents are skipped"),
+]
+del _at

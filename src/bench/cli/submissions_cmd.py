@@ -21,6 +21,7 @@ def submissions() -> None:
     type=click.Path(path_type=Path, file_okay=False),
     default=Path("submissions"),
     show_default=True,
+    help="The directory holding allowed_signers and the <entrant>.yaml files.",
 )
 @click.pass_context
 def lint(ctx: click.Context, directory: Path) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from .common import CONTEXT, format_option
+from .common import CONTEXT, NOT_PACKAGED, format_option
 
 
 @click.group(context_settings=CONTEXT)
@@ -67,7 +67,11 @@ def corpus_inputs(root: Path) -> tuple[dict[str, str], dict[str, bytes]]:
     from bench.corpus import CorpusLibrary
 
     if not root.is_dir():
-        raise InputError("corpus root not found", code="FILE_MISSING", path=root)
+        raise InputError(
+            f"corpus root not found (--corpora names it; {NOT_PACKAGED})",
+            code="FILE_MISSING",
+            path=root,
+        )
     library = CorpusLibrary(root)
     docs = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md") if p.is_file())
     passages = {p.id: p.text for doc in docs for p in library.passages(doc)}

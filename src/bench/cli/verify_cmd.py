@@ -106,6 +106,8 @@ from .common import CONTEXT
     type=click.Choice(["text", "json", "markdown"]),
     default="text",
     show_default=True,
+    help="text: the verdict in a line; json: the verdict as an object; markdown: the pull "
+    "request's comment.",
 )
 @click.pass_context
 def verify(

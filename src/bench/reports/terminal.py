@@ -41,9 +41,13 @@ def render_summary(summary: RunSummary) -> list[str]:
     config, status = summary.config, summary.status
     model = config.target.get("model")
     lines = [f"{config.run_id}   {config.display_name}   ({config.entrant}, model {model})"]
+    # An unfinished run's wall time is what its status last said (every status write says it);
+    # a run killed before its first status write never said any.
+    measured = status.elapsed_s > 0 or status.status != "started"
+    wall = f"{status.elapsed_s:.3f}s" if measured else "not measured"
     lines.append(
         f"  status {status.status}   started {iso_z(status.started_at)}   "
-        f"wall {status.elapsed_s:.3f}s   {config.repeats} repeat(s)   "
+        f"wall {wall}   {config.repeats} repeat(s)   "
         f"concurrency {config.concurrency}"
     )
     split = config.task_set.split or "all splits"

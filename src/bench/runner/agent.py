@@ -326,7 +326,7 @@ async def _turn(
     tools: list[ToolDef],
     tools_url: str,
 ) -> str:
-    from .attempt import EntrantFault
+    from .attempt import EntrantFault, entrant_fault
 
     began = attempt.trace.mark()
     call = asyncio.ensure_future(
@@ -359,7 +359,7 @@ async def _turn(
         )
         raise EntrantFault(f"{exc.code}: {exc.message}") from None
     except EntrantError as exc:
-        raise EntrantFault(f"{exc.code}: {exc.message}") from None
+        raise entrant_fault(exc, attempt.trace.exchanges) from None
     except BenchError:
         raise
     except Exception as exc:  # whatever the entrant's side raised is the entrant's failure

@@ -33,6 +33,7 @@ from bench.targets.base import (
     failed_call,
     is_agent,
 )
+from bench.targets.http import NeverConnected
 from bench.tasks.model import Task
 from bench.world import World
 from bench.world.selection import select_tool_defs
@@ -43,11 +44,24 @@ from .recording import RequestRecorder
 
 
 class EntrantFault(Exception):
-    """The target raised: the attempt is *errored* with this reason."""
+    """The target raised: the attempt is *errored* with this reason. ``unreachable``: the
+    endpoint never answered anything in this attempt (every HTTP attempt of its only call
+    failed to connect), what stops a run whose endpoint went away (``engine.EndpointWatch``)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, unreachable: bool = False) -> None:
         self.reason = reason
+        self.unreachable = unreachable
         super().__init__(reason)
+
+
+def entrant_fault(exc: EntrantError, exchanges: list[Exchange]) -> EntrantFault:
+    """The fault for a target's error: ``unreachable`` when the call never connected and no
+    earlier exchange of the attempt was answered (an attempt that got any HTTP answer is the
+    entrant's, whatever happened next)."""
+    never = isinstance(exc, NeverConnected) and all(
+        FAILED_CALL in exchange.response for exchange in exchanges
+    )
+    return EntrantFault(f"{exc.code}: {exc.message}", unreachable=never)
 
 
 @dataclass
@@ -144,8 +158,9 @@ class Attempt:
         try:
             return await self.target.complete(request)
         except EntrantError as exc:
+            fault = entrant_fault(exc, self.trace.exchanges)
             self._failed(request, code=exc.code, message=exc.message, began=began)
-            raise EntrantFault(f"{exc.code}: {exc.message}") from None
+            raise fault from None
         except HarnessFault as exc:
             if exc.code == REQUEST_REFUSED:  # the server's refusal of our request: recorded
                 self._failed(request, code=exc.code, message=exc.message, began=began)
@@ -259,4 +274,4 @@ class Attempt:
         )
 
 
-__all__ = ["Attempt", "EntrantFault", "TraceBuilder"]
+__all__ = ["Attempt", "EntrantFault", "TraceBuilder", "entrant_fault"]

@@ -25,13 +25,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bench.core.clock import ATTEMPT_CLOCK, utc_now
-from bench.core.errors import HarnessFault, fault_code
+from bench.core.errors import EntrantError, HarnessFault, fault_code
 from bench.corpus import Corpus, CorpusLibrary
 from bench.records.run import AttemptKey, AttemptRecord, RunConfig, RunStatus
 from bench.records.store import RunDir, exchange_lines
 from bench.scorers import safety_violations, score_attempt
 from bench.targets.base import Target, is_agent
 from bench.targets.cassette import current_attempt
+from bench.targets.probe import server_root
 from bench.tasks.expectations import default_axis
 from bench.tasks.model import Task
 from bench.world import World
@@ -65,6 +66,8 @@ class RunPlan:
     corpora: CorpusLibrary
     judge: RunJudge | None = None
     tools: ToolServer | None = None  # serves agent-style targets' tools; one per run
+    # Stop after this many attempts in a row could not connect at all (EndpointWatch); 0: never.
+    stop_unreachable: int = 0
 
     @functools.cached_property
     def config_fingerprint(self) -> str:
@@ -98,6 +101,13 @@ class RunPlan:
 
 async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptRecord:
     """Run, decide the outcome of, and score one attempt. Never raises for the entrant's sake."""
+    record, _ = await _perform(plan, task, repeat)
+    return record
+
+
+async def _perform(plan: RunPlan, task: Task, repeat: int) -> tuple[AttemptRecord, bool]:
+    """``perform_attempt``, and whether the attempt errored without any answer from the
+    endpoint: every HTTP attempt of its one call failed to connect (``EntrantFault``)."""
     config = plan.config
     started = utc_now()
     budget = effective_budget(task.budget, config.task_budget)
@@ -117,6 +127,7 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
     timeout = min([*limits, seconds_cap] if seconds_cap is not None else limits)
     outcome, reason, exceeded = "scored", None, []
     fault: str | None = None
+    unreachable = False
     token = current_attempt.set((task.id, repeat))
     clock = ATTEMPT_CLOCK.set(attempt.trace.clock)  # queue time: not latency, not the timeout's
     try:
@@ -135,7 +146,7 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
         else:
             outcome, reason = "errored", f"no final answer within {timeout:g}s (attempt timeout)"
     except EntrantFault as exc:
-        outcome, reason = "errored", exc.reason
+        outcome, reason, unreachable = "errored", exc.reason, exc.unreachable
     except HarnessFault as exc:
         outcome, reason, fault = "harness_fault", f"{exc.code}: {exc.render()}", fault_code(exc)
     except Exception as exc:  # a bug on our side is never charged to the entrant
@@ -168,7 +179,7 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
             value, passed = scored.value, scored.passed
     elif outcome in ("errored", "over_budget"):
         value, passed = 0.0, False
-    return AttemptRecord(
+    record = AttemptRecord(
         run_id=config.run_id,
         config_fingerprint=plan.config_fingerprint,
         task_id=task.id,
@@ -190,6 +201,57 @@ async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptReco
         finished_at=utc_now(),
         trace=trace,
     )
+    return record, unreachable
+
+
+class EndpointLost(EntrantError):
+    """A run stopped because its endpoint went away (``EndpointWatch``): it stays ``started``,
+    with what it wrote, for ``bench run --resume`` once the server is back."""
+
+    default_code = "ENDPOINT_LOST"
+
+    def __init__(self, message: str, *, run_id: str, done: int, total: int) -> None:
+        super().__init__(message)
+        self.run_id, self.done, self.total = run_id, done, total
+
+
+@dataclass
+class EndpointWatch:
+    """Stops a run whose endpoint went away: after ``limit`` attempts in a row, in the order
+    they finish, that errored without any answer from it (every HTTP attempt of their one
+    call failed to connect; docs/DECISIONS.md 52). Such an attempt is held back, unwritten,
+    until the next one to finish says which it was: an attempt with any other end (the
+    endpoint answered something) writes the held ones as the errored attempts they are; the
+    ``limit``-th in a row stops the run and leaves them, with every attempt not started and
+    every one in flight that ends the same way, for ``--resume``. Attempts in flight are not
+    cancelled: one the endpoint answered anything is written, whatever it ended with."""
+
+    limit: int
+    held: list[AttemptRecord] = dataclasses.field(default_factory=list)
+    stopped: bool = False
+    left: int = 0  # attempts that ended without an answer after the stop (not written)
+    reason: str = ""
+
+    def see(self, record: AttemptRecord, unreachable: bool) -> list[AttemptRecord]:
+        """The records to write now, in order: none, this one, or the held ones and this."""
+        if not unreachable:
+            held, self.held = self.held, []
+            return [*held, record]
+        if self.stopped:
+            self.left += 1
+            return []
+        self.held.append(record)
+        if len(self.held) >= self.limit:
+            self.stopped = True
+            self.reason = record.reason or ""
+            self.left += len(self.held)
+            self.held = []
+        return []
+
+    def release(self) -> list[AttemptRecord]:
+        """The held records, at the end of a run that was not stopped: errored, written."""
+        held, self.held = self.held, []
+        return held
 
 
 def _spend(meter: Meter, record: AttemptRecord) -> None:
@@ -239,6 +301,7 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     exhausted_reason: list[str] = []
     gate = asyncio.Semaphore(config.concurrency)
     status_lock = asyncio.Lock()
+    watch = EndpointWatch(plan.stop_unreachable) if plan.stop_unreachable > 0 else None
     session_start = time.perf_counter()
     status_written = session_start
     loop = asyncio.get_running_loop()
@@ -248,8 +311,15 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     files_written = [0]  # this session's attempt files, counted on the writer thread itself
     count_lock = threading.Lock()
 
+    def elapsed() -> float:
+        """The wall time of the run's attempts, every session's; followed by each status
+        write, so an interrupted run says how long it ran (never the 0 it started with)."""
+        return round(status.elapsed_s + (time.perf_counter() - session_start), 6)
+
     def current() -> RunStatus:
-        return status.model_copy(update={"attempts_done": done, "updated_at": utc_now()})
+        return status.model_copy(
+            update={"attempts_done": done, "updated_at": utc_now(), "elapsed_s": elapsed()}
+        )
 
     def write(record: AttemptRecord) -> None:
         lines = exchange_lines(record)
@@ -260,8 +330,9 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
             spool.add(record.task_id, record.repeat, _pack(lines))
 
     async def one(task: Task, repeat: int) -> None:
-        nonlocal done, status_written
         async with gate:
+            if watch is not None and watch.stopped:
+                return  # left for --resume, as an interrupted run leaves it
             run_meter.seconds = status.elapsed_s + (time.perf_counter() - session_start)
             spent = run_meter.exhausted()
             if spent:
@@ -270,12 +341,17 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
                 skipped.append(AttemptKey(task_id=task.id, repeat=repeat))
                 sink.skipped(task.id, repeat, exhausted_reason[0])
                 return
-            record = await perform_attempt(plan, task, repeat)
+            record, unreachable = await _perform(plan, task, repeat)
             # Spent before anything yields: an attempt that starts next sees this one's
             # tokens and dollars.
             _spend(run_meter, record)
         # The slot bounds what talks to the entrant, not the disk: the next attempt starts
         # while this file is written (docs/DECISIONS.md 27). Done counts written files only.
+        for kept in watch.see(record, unreachable) if watch is not None else (record,):
+            await keep(kept)
+
+    async def keep(record: AttemptRecord) -> None:
+        nonlocal done, status_written
         await loop.run_in_executor(writer, write, record)
         done += 1
         sink.attempt(record, done, total)
@@ -304,6 +380,9 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
                 future.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
             raise
+        if watch is not None and not watch.stopped:
+            for record in watch.release():
+                await keep(record)
     except BaseException:
         writer.shutdown(wait=True)
         if spool is not None:
@@ -314,7 +393,11 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
             plan.run.write_status(current())
         raise
     writer.shutdown(wait=True)
-    elapsed = status.elapsed_s + (time.perf_counter() - session_start)
+    if watch is not None and watch.stopped:
+        if spool is not None:
+            spool.close()  # no cassette yet: the run is not over (as after Ctrl-C)
+        plan.run.write_status(current())
+        raise _lost(plan, watch, done, total)
     finished = utc_now()
     final = status.model_copy(
         update={
@@ -326,7 +409,7 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
             else None,
             "updated_at": finished,
             "finished_at": finished,
-            "elapsed_s": round(elapsed, 6),
+            "elapsed_s": elapsed(),
             "judge_usage": plan.judge.usage() if plan.judge is not None else None,
         }
     )
@@ -338,6 +421,21 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     plan.run.write_status(final)
     sink.finished(final)
     return final
+
+
+def _lost(plan: RunPlan, watch: EndpointWatch, done: int, total: int) -> EndpointLost:
+    run_id = plan.config.run_id
+    url = plan.target.spec.base_url
+    where = f" to {server_root(url)}" if url else ""
+    return EndpointLost(
+        f"run {run_id} stopped: {watch.limit} attempt(s) in a row could not connect{where} "
+        f"({watch.reason}); it keeps the {done} of {total} attempt(s) written, the {watch.left} "
+        "that could not connect are not: once the server is back, run the same command with "
+        f"--resume {run_id} to finish it (--stop-unreachable 0: never stop)",
+        run_id=run_id,
+        done=done,
+        total=total,
+    )
 
 
 class _Spool:
@@ -381,4 +479,4 @@ def _unpack(packed: bytes) -> list[str]:
     return zlib.decompress(packed).decode().split("\n") if packed else []
 
 
-__all__ = ["RunPlan", "execute", "perform_attempt"]
+__all__ = ["EndpointLost", "EndpointWatch", "RunPlan", "execute", "perform_attempt"]

@@ -63,8 +63,16 @@ class RunRequest:
     shard: Shard | None = None
     # Only tasks written in this language (e.g. "tr").
     language: str | None = None
-    # How long to wait for an HTTP target's server that says it is loading (HTTP 503).
+    # How long to wait for an HTTP target's server that refuses connections (not started
+    # yet) or says it is loading (HTTP 503), before anything is written.
     wait_ready_s: float = 120.0
+    # Refuse a server that accepts no connection (after wait_ready_s) before anything is
+    # written. The live verifier's re-run turns it off: it reports an unreachable endpoint from
+    # the attempts themselves.
+    require_connection: bool = True
+    # Stop the run, resumable, after this many attempts in a row could not connect to the
+    # endpoint at all (runner.engine.EndpointWatch; docs/DECISIONS.md 52); 0: never.
+    stop_unreachable: int = 5
     # Told once when the run waits for its server (``bench run`` prints it to stderr).
     on_notice: Callable[[str], None] | None = None
 
@@ -154,7 +162,10 @@ def _target(request: RunRequest, store: RunStore) -> tuple[Target, str, dict[str
         )
         identity = _in_loop(
             lambda: server_identity(
-                built.spec, wait_s=request.wait_ready_s, on_wait=request.on_notice
+                built.spec,
+                wait_s=request.wait_ready_s,
+                on_wait=request.on_notice,
+                refuse_unreachable=request.require_connection,
             )
         )
         server = identity.model_dump(mode="json") if identity is not None else None
@@ -194,6 +205,8 @@ def prepare(
         raise UsageError("--repeats must be at least 1")
     if request.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
+    if request.stop_unreachable < 0:
+        raise UsageError("--stop-unreachable must be 0 (never) or more")
     if not 0 <= request.seed <= MAX_SEED:
         raise UsageError(
             f"--seed must be a whole number from 0 to 2**53 - 1, got {request.seed}",
@@ -275,7 +288,7 @@ def start_run(
         run = store.create(prepared.config, status)
         if prepared.shard is not None:
             write_shard_info(run.path, prepared.shard)
-        return run, _go(run, prepared, progress)
+        return run, _go(run, prepared, progress, request.stop_unreachable)
     finally:
         prepared.close()
 
@@ -292,13 +305,17 @@ def resume_run(
         request = dataclasses.replace(request, shard=recorded_shard.shard)  # resume the same slice
     prepared = prepare(request, store, run_id=old.run_id, created=old.created_at)
     try:
-        return run, _resume(run, old, prepared, progress)
+        return run, _resume(run, old, prepared, progress, request.stop_unreachable)
     finally:
         prepared.close()
 
 
 def _resume(
-    run: RunDir, old: RunConfig, prepared: Prepared, progress: ProgressSink | None
+    run: RunDir,
+    old: RunConfig,
+    prepared: Prepared,
+    progress: ProgressSink | None,
+    stop_unreachable: int,
 ) -> RunStatus:
     before, after = old.resume_key(), prepared.config.resume_key()
     changed = sorted(key for key in before if before[key] != after.get(key))
@@ -334,10 +351,12 @@ def _resume(
             }
         )
     )
-    return _go(run, prepared, progress)
+    return _go(run, prepared, progress, stop_unreachable)
 
 
-def _go(run: RunDir, prepared: Prepared, progress: ProgressSink | None) -> RunStatus:
+def _go(
+    run: RunDir, prepared: Prepared, progress: ProgressSink | None, stop_unreachable: int
+) -> RunStatus:
     plan = RunPlan(
         run=run,
         config=prepared.config,
@@ -345,6 +364,7 @@ def _go(run: RunDir, prepared: Prepared, progress: ProgressSink | None) -> RunSt
         target=prepared.target,
         corpora=CorpusLibrary(prepared.tasks.corpus_root),
         judge=prepared.judge,
+        stop_unreachable=stop_unreachable,
     )
 
     async def main() -> RunStatus:

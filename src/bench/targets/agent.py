@@ -37,8 +37,10 @@ def _count(value: Any) -> int:
 
 
 def read_usage(value: Any) -> Usage | None:
-    """The agent's reported tokens; None (not measured) when absent or not an object."""
-    if not isinstance(value, dict):
+    """The agent's reported tokens; None (not measured) when absent, not an object, or naming
+    neither ``prompt_tokens`` nor ``completion_tokens`` (``input_tokens``, ``total_tokens``
+    only: read as 0 they were a measured 0 tokens and, with pricing, $0)."""
+    if not isinstance(value, dict) or not ({"prompt_tokens", "completion_tokens"} & value.keys()):
         return None
     return Usage(
         prompt_tokens=_count(value.get("prompt_tokens")),

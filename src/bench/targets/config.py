@@ -170,7 +170,8 @@ def resolve_spec(
             if key is None:
                 raise InputError(
                     f"the environment variable {variable} (api_key_env) is not set"
-                    + (f", nor in {dotenv_path}" if dotenv_path is not None else ""),
+                    + (f", nor in {dotenv_path}" if dotenv_path is not None else "")
+                    + f": export {variable}=<key>, or put that line in .env",
                     code="TARGET_KEY_MISSING",
                     path=source,
                     field="api_key_env",

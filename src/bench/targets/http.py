@@ -74,6 +74,14 @@ class Failure:
     retry_after: float | None = None
 
 
+class NeverConnected(EntrantError):
+    """``ENDPOINT_UNREACHABLE`` from a call none of whose HTTP attempts connected (refused,
+    unreachable, no such host): the server gave no answer at all, so the runner may count it
+    towards stopping a run whose endpoint went away (docs/DECISIONS.md 52)."""
+
+    default_code = "ENDPOINT_UNREACHABLE"
+
+
 class AttemptFailed(Exception):
     def __init__(self, failure: Failure) -> None:
         self.failure = failure
@@ -490,7 +498,10 @@ class HttpEndpoint:
                 if exc.code not in (STREAM_EMPTY, EMPTY_RESPONSE):
                     raise
             body = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
-            reply = await self.post(path, body, None)
+            try:
+                reply = await self.post(path, body, None)
+            except NeverConnected as exc:  # the streamed call was answered: not "never"
+                raise EntrantError(exc.message, code=exc.code) from None
             return reply, body, [STREAM_NOT_SERVED], parse(reply.body)
         reply = await self.post(path, body, None)
         return reply, body, [], parse(reply.body)
@@ -591,6 +602,10 @@ class HttpEndpoint:
                 ),
                 code=REQUEST_REFUSED,
             )
+        if failure.code == "ENDPOINT_UNREACHABLE" and all(
+            entry["code"] == "ENDPOINT_UNREACHABLE" for entry in log
+        ):
+            return NeverConnected(scrub(detail, self.secrets))
         return EntrantError(scrub(detail, self.secrets), code=failure.code)
 
     async def _slotted(
@@ -788,6 +803,7 @@ __all__ = [
     "closing",
     "Failure",
     "HttpEndpoint",
+    "NeverConnected",
     "Reply",
     "SseEvent",
     "StreamFormat",

@@ -187,7 +187,8 @@ def _agent_target(
         key = (environment.get(spec.api_key_env) or values.get(spec.api_key_env) or "").strip()
         if not key:
             raise InputError(
-                f"the environment variable {spec.api_key_env} (api_key_env) is not set",
+                f"the environment variable {spec.api_key_env} (api_key_env) is not set: "
+                f"export {spec.api_key_env}=<key>, or put that line in .env",
                 code="TARGET_KEY_MISSING",
                 path=source,
                 field="api_key_env",

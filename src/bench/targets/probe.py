@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import ssl
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -74,6 +76,10 @@ METRIC_PREFIXES: tuple[tuple[str, str], ...] = (
     ("litellm_", "litellm"),
 )
 IDENTITY_FIELDS = ("service", "server", "engine", "backend", "name", "router", "server_name")
+# Why a path got no answer, when no connection was made (``ProbeReport.endpoints``).
+REFUSED = "unreachable"  # refused, or no route: nothing accepts connections there
+NO_SUCH_HOST = "no such host"  # the host name does not resolve
+TLS_FAILED = "tls error"  # a connection, but no TLS handshake (an https:// URL, a plain server)
 
 
 class ProbeReport(Strict):
@@ -89,6 +95,15 @@ class ProbeReport(Strict):
     version: str | None = Field(None, description="the engine version, as declared")
     context_window: int | None = Field(None, description="of the model, as declared")
     quantisation: str | None = Field(None, description="of the model, as declared")
+
+    def not_connected(self) -> str | None:
+        """Why no path got a connection (``REFUSED``, ``NO_SUCH_HOST``, ``TLS_FAILED``), or
+        None when any path was answered or timed out (something may be there)."""
+        said = set(self.endpoints.values())
+        for why in (NO_SUCH_HOST, TLS_FAILED, REFUSED):
+            if said == {why}:
+                return why
+        return None
 
     def loading(self) -> bool:
         """Whether the server says it is not ready yet: HTTP 503 from ``/health`` or
@@ -135,6 +150,20 @@ def declared(text: str) -> str | None:
     return None
 
 
+def _unconnected(exc: BaseException) -> str:
+    """The word for a connection that could not be made (``exc`` and what caused it)."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # a cause chain is short; never follow a cycle
+        if seen is None:
+            break
+        if isinstance(seen, socket.gaierror):
+            return NO_SUCH_HOST
+        if isinstance(seen, ssl.SSLError):
+            return TLS_FAILED
+        seen = seen.__cause__ or seen.__context__
+    return REFUSED
+
+
 async def _get(client: httpx.AsyncClient, url: str, timeout_s: float) -> Answer | str:
     import httpx
 
@@ -150,8 +179,8 @@ async def _get(client: httpx.AsyncClient, url: str, timeout_s: float) -> Answer 
                 return Answered(response.status_code, response.headers, bytes(body))
     except TimeoutError:
         return "timeout"
-    except httpx.ConnectError:
-        return "unreachable"
+    except httpx.ConnectError as exc:
+        return _unconnected(exc)
     except httpx.TimeoutException:
         return "timeout"
     except httpx.HTTPError as exc:
@@ -170,8 +199,8 @@ async def _wire_get(
                 return Answered(response.status_code, response.headers, body)
     except TimeoutError:
         return "timeout"
-    except wire.ConnectError:
-        return "unreachable"
+    except wire.ConnectError as exc:
+        return _unconnected(exc)
     except wire.WireTimeout:
         return "timeout"
     except (wire.WireError, ValueError) as exc:
@@ -318,14 +347,22 @@ async def server_identity(
     wait_s: float = 0.0,
     poll_s: float = 0.5,
     on_wait: Callable[[str], None] | None = None,
+    refuse_unreachable: bool = True,
 ) -> ServerIdentity | None:
     """What the server behind an OpenAI-compatible or Anthropic target declares, for the run's
-    fingerprint; ``None`` for every other kind. A server that answers nothing is ``unknown``.
+    fingerprint; ``None`` for every other kind. A server that answers nothing it is asked (but
+    accepts connections) is ``unknown``.
 
     A server still loading its model (:meth:`ProbeReport.loading`) is probed again every
     ``poll_s`` for up to ``wait_s`` (``on_wait`` is told once): its attempts would only error,
     and what it declares while loading is not what it declares once ready (the fingerprint).
-    Still loading after ``wait_s`` (> 0): ``SERVER_NOT_READY``, before anything is written."""
+    Still loading after ``wait_s`` (> 0): ``SERVER_NOT_READY``, before anything is written.
+
+    Nothing accepting connections (refused: a server not started yet, or a wrong port) is
+    waited for the same way, and after ``wait_s`` (at once when it is 0) is
+    ``ENDPOINT_UNREACHABLE``. A host name that does not resolve, or an ``https://`` URL whose
+    TLS handshake fails, is ``ENDPOINT_UNREACHABLE`` at once: waiting does not mend a URL.
+    ``refuse_unreachable=False``: such a server is ``unknown``, as one that answers nothing."""
     if spec.kind not in IDENTIFIED_KINDS or spec.base_url is None:
         return None
     key = spec.api_key()
@@ -341,6 +378,18 @@ async def server_identity(
     while True:
         report = await probe(spec.base_url, timeout_s=timeout_s, model=spec.model, headers=headers)
         left = deadline - time.monotonic()
+        why = report.not_connected() if refuse_unreachable else None
+        if why is not None and (why != REFUSED or left <= 0):
+            raise _unreachable(report, why, wait_s)
+        if why == REFUSED:
+            if on_wait is not None and not told:
+                on_wait(
+                    f"waiting up to {wait_s:g} s for the server at {report.url} to accept "
+                    "connections (refused: not started yet?)"
+                )
+                told = True
+            await asyncio.sleep(min(poll_s, left))
+            continue
         if not report.loading() or wait_s <= 0:
             return report.identity()
         if left <= 0:
@@ -357,6 +406,26 @@ async def server_identity(
             )
             told = True
         await asyncio.sleep(min(poll_s, left))
+
+
+def _unreachable(report: ProbeReport, why: str, wait_s: float) -> EntrantError:
+    """``ENDPOINT_UNREACHABLE`` for a run's server that no probe connected to, in one line."""
+    url = report.url
+    host = urlsplit(url).hostname or url
+    if why == NO_SUCH_HOST:
+        text = f"the host name {host!r} of {url} does not resolve; check the target's base_url"
+    elif why == TLS_FAILED:
+        text = (
+            f"the TLS handshake with {url} failed (a plain http:// server, or a certificate "
+            "this machine does not trust?); check the target's base_url"
+        )
+    else:
+        waited = f" after waiting {wait_s:g} s" if wait_s > 0 else ""
+        text = (
+            f"nothing accepts connections at {url} (refused){waited}; start the server or "
+            "fix the port, or wait longer for it with --wait-ready SECONDS"
+        )
+    return EntrantError(text + "; the run is not started", code="ENDPOINT_UNREACHABLE")
 
 
 async def scan(
@@ -380,6 +449,9 @@ async def scan(
 
 __all__ = [
     "DEFAULT_PORTS",
+    "NO_SUCH_HOST",
+    "REFUSED",
+    "TLS_FAILED",
     "ProbeReport",
     "ServerIdentity",
     "declared",

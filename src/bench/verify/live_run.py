@@ -147,6 +147,7 @@ def rerun(
         attempt_timeout_s=config.attempt_timeout_s,
         task_budget=config.task_budget,
         seed=config.seed,
+        require_connection=False,  # an unreachable endpoint is reported from the re-run
     )
     store = RunStore(request.runs_dir)
     prepared = prepare(request, store)  # probes what the endpoint declares, no model call
