@@ -35,6 +35,17 @@ answer's length is never a paste of it. (The longest run shared word for word, t
 measure, was halved by one word dropped in the middle; runs of consecutive answer words, the
 measure until 2026-12-06, by a word changed every second or third word.)
 
+Against each source, the answer is read as a copy of it would show it (:func:`as_copied`): an
+answer word that spells 2 to ``JOIN`` (4) consecutive source words run together is read as those
+words (:func:`unglued`: "areissued"), and 2 to ``JOIN`` consecutive answer words that spell one
+source word run together as that word (:func:`joined`: "r efund", "r-efund", "r.efund", a word
+split by a braille blank). The budget counts an answer word that spells words of what the agent
+was handed as those words (:func:`budget_length`). Until 2026-12-06 a passage with every second
+plain word split in two, or every two or three plain words written as one, was no copy (0.42 and
+0.53 in public grounded-qa), and three passages cut short and written four words as one fitted
+the budget (0.51 / 0.36; ``tests/scorers/test_content_free_cheats.py``). An answer with no such
+word is read as it is.
+
 Words are runs of letters and digits (``\\w+``) of the text as :func:`fold` reads it: compared
 case-insensitively, with compatibility forms (full-width, ligatures, mathematical letters)
 folded, accents, combining marks and invisible characters (zero-width spaces, soft hyphens)
@@ -69,6 +80,14 @@ SKIP = 2
 ANSWER_SKIP = 1
 """The most answer words a copied run may skip between two of its words (a word the copy
 changed or added)."""
+JOIN = 4
+"""The most consecutive answer words read as the one source word they spell run together (a
+word split by a space, a hyphen, a dot or a blank that is not a space: :func:`joined`), and the
+most consecutive source words an answer word is read as when it spells them run together
+(words written as one: :func:`unglued`)."""
+JOINED_LETTERS = 64
+"""The longest spelling :func:`joined` and :func:`unglued` read (no word of a support answer
+is longer): an answer of a few huge "words" costs no more than reading it."""
 
 _WORD = re.compile(r"\w+")
 CITATION_PATTERN = re.compile(r"[A-Za-z0-9_./-]+\.md#[a-z0-9_-]+")
@@ -374,6 +393,85 @@ def held_set(answer: list[str], source: list[str]) -> set[tuple[str, ...]]:
     return found
 
 
+@functools.lru_cache(maxsize=2)  # one answer against each of its sources; not kept after
+def _spellings(
+    answer: tuple[str, ...],
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """What :func:`joined` and :func:`unglued` look for, made once per answer: every run of 2
+    to ``JOIN`` consecutive answer words run together, the answer's words, and their starts
+    (none longer than ``JOINED_LETTERS``)."""
+    runs: set[str] = set()
+    for at in range(len(answer)):
+        spelled = answer[at]
+        for word in answer[at + 1 : at + JOIN]:
+            spelled += word
+            if len(spelled) > JOINED_LETTERS:
+                break
+            runs.add(spelled)
+    wanted = frozenset(word for word in answer if len(word) <= JOINED_LETTERS)
+    starts = frozenset(word[:size] for word in wanted for size in range(1, len(word)))
+    return frozenset(runs), wanted, starts
+
+
+def joined(answer: list[str], source: list[str]) -> list[str]:
+    """``answer`` with each run of 2 to ``JOIN`` consecutive words that spells a word of
+    ``source`` when run together read as that word (the longest first, left to right). A copy
+    that splits every second word in two ("r efund", "r-efund", "r\u2800efund") puts two answer
+    words where the source has one, more than ``ANSWER_SKIP``; read whole again, it is the copy
+    it is. The answer's own words are unchanged when no such run spells a source word. One pass
+    over ``source`` (a set of at most ``(JOIN - 1) * len(answer)`` candidates, none longer than
+    ``JOINED_LETTERS``, intersected with it), so a tool result of a million words costs what
+    reading it does."""
+    candidates, _, _ = _spellings(tuple(answer))
+    present = candidates.intersection(source)
+    if not present:
+        return answer
+    out: list[str] = []
+    at = 0
+    while at < len(answer):
+        for size in range(min(JOIN, len(answer) - at), 1, -1):
+            word = "".join(answer[at : at + size])
+            if word in present:
+                out.append(word)
+                at += size
+                break
+        else:
+            out.append(answer[at])
+            at += 1
+    return out
+
+
+def unglued(answer: list[str], source: list[str]) -> list[str]:
+    """``answer`` with each word that is no word of ``source`` but spells 2 to ``JOIN``
+    consecutive source words run together ("areissued") read as those words. A copy that writes
+    every two or three words as one has no answer word the source has; read apart again, it is
+    the copy it is. The answer's own words are unchanged when none is such a word. One pass over
+    ``source``, extending a spelling only while it is the start of an answer word (of at most
+    ``JOINED_LETTERS`` letters), so at most ``JOIN`` lookups per source word."""
+    _, wanted, starts = _spellings(tuple(answer))
+    missing = wanted.difference(source)
+    if not missing:
+        return answer
+    pieces: dict[str, tuple[str, ...]] = {}
+    for at in [at for at, word in enumerate(source) if word in starts]:
+        spelled = source[at]
+        for size in range(2, min(JOIN, len(source) - at) + 1):
+            spelled += source[at + size - 1]
+            if spelled in missing:
+                pieces.setdefault(spelled, tuple(source[at : at + size]))
+            if spelled not in starts:
+                break
+    if not pieces:
+        return answer
+    return [piece for word in answer for piece in pieces.get(word, (word,))]
+
+
+def as_copied(answer: list[str], source: list[str]) -> list[str]:
+    """``answer`` as the copy rules hold it against ``source``: words it glued read apart
+    (:func:`unglued`), then words it split read whole (:func:`joined`)."""
+    return joined(unglued(answer, source), source)
+
+
 def _copied(marked: list[bool]) -> int:
     """The marked words, and each single unmarked word between two marked ones (a word a copy
     changed or added)."""
@@ -385,49 +483,73 @@ def _copied(marked: list[bool]) -> int:
     return sum(marked) + inside
 
 
-def pasted_share(answer: list[str], trace: Trace) -> float:
+def pasted_share(answer: list[str], trace: Trace, handed: list[list[str]] | None = None) -> float:
     """The largest share of one source the answer copies (0 when none): a source word is copied
     when it lies from the first to the last word of a place :func:`held_runs` finds, or alone
     between two such words. A copy keeps at least one word in ``SKIP + 1``, so a source more
-    than ``SKIP + 1`` times the answer's length is not one (and is not read)."""
+    than ``SKIP + 1`` times the answer's length is not one (and is not read). The answer is
+    read against each source as it copies it (:func:`as_copied`). ``handed``: the trace's
+    :func:`sources`, when the caller has them."""
     share = 0.0
-    for source in sources(trace):
-        if len(source) > (SKIP + 1) * len(answer):
+    for source in sources(trace) if handed is None else handed:
+        if len(source) > (SKIP + 1) * JOIN * len(answer):
+            continue  # no answer word spells more than JOIN source words
+        read = as_copied(answer, source)
+        if len(source) > (SKIP + 1) * len(read):
             continue
         marked = [False] * len(source)
-        for _, first, last in held_runs(answer, source):
+        for _, first, last in held_runs(read, source):
             marked[first : last + 1] = [True] * (last + 1 - first)
         share = max(share, _copied(marked) / len(source))
     return share
 
 
-def echoed_share(answer: list[str], trace: Trace) -> float:
+def echoed_share(answer: list[str], trace: Trace, handed: list[list[str]] | None = None) -> float:
     """The largest share of the answer copied from one user message or tool result other than
     search's (0 when none): an answer word is copied when it lies in one of the answer's runs
-    that the source holds (:func:`held_set`), or alone between two such words."""
+    that the source holds (:func:`held_set`), or alone between two such words; the answer is
+    read against each source as it copies it (:func:`as_copied`). ``handed``: the trace's
+    :func:`copied_from`, when the caller has them."""
     share = 0.0
-    for source in copied_from(trace):
-        found = held_set(answer, source)
+    for source in copied_from(trace) if handed is None else handed:
+        read = as_copied(answer, source)
+        found = held_set(read, source)
         if not found:
             continue
-        marked = [False] * len(answer)
-        for at, run in enumerate(_shingles(answer, 0)):
+        marked = [False] * len(read)
+        for at, run in enumerate(_shingles(read, 0)):
             if run in found:
                 marked[at : at + SHINGLE] = [True] * SHINGLE
-        share = max(share, _copied(marked) / len(answer))
+        share = max(share, _copied(marked) / len(read))
     return share
+
+
+def budget_length(answer: list[str], handed: list[list[str]]) -> int:
+    """How many words the budget counts: the answer's, each word that spells 2 to ``JOIN``
+    consecutive words of what the agent was handed run together (:func:`unglued`) counted as
+    those words. Written as one, four words of a passage fit the budget as one; they are still
+    four (three passages, cut short, in 78 "words", scored 0.51 / 0.36 in grounded-qa).
+    ``handed``: :func:`sources` and :func:`copied_from` of the trace."""
+    return len(unglued(answer, [word for source in handed for word in source]))
 
 
 def problem(text: str, trace: Trace) -> str | None:
     """Why ``text`` is not an answer as a whole (over the budget, or a paste), or None."""
     listed = words(text)
-    if len(listed) > WORD_BUDGET:
-        return f"the answer is {count(len(listed), 'word')}, over the budget of {WORD_BUDGET}"
-    share = pasted_share(listed, trace)
+    length = len(listed)
+    if length > WORD_BUDGET:
+        return f"the answer is {count(length, 'word')}, over the budget of {WORD_BUDGET}"
+    pasted, echoed = sources(trace), None
+    if length * JOIN > WORD_BUDGET:  # else no words read apart can reach the budget
+        echoed = copied_from(trace)
+        length = budget_length(listed, [*pasted, *echoed])
+        if length > WORD_BUDGET:
+            return f"the answer is {count(length, 'word')}, over the budget of {WORD_BUDGET}"
+    share = pasted_share(listed, trace, pasted)
     if share >= PASTE_SHARE:
         return f"the answer repeats {share:.0%} of a tool result or user message word for word"
     if len(listed) >= COPY_MIN_WORDS:
-        share = echoed_share(listed, trace)
+        share = echoed_share(listed, trace, echoed)
         if share >= PASTE_SHARE:
             return (
                 f"{share:.0%} of the answer is a user message or tool result, copied word for word"
@@ -437,8 +559,12 @@ def problem(text: str, trace: Trace) -> str | None:
 
 __all__ = [
     "ANSWER_SKIP",
+    "as_copied",
+    "budget_length",
     "CITATION_PATTERN",
     "COPY_MIN_WORDS",
+    "JOIN",
+    "JOINED_LETTERS",
     "PASTE_MIN_WORDS",
     "PASTE_SHARE",
     "SHINGLE",
@@ -450,11 +576,13 @@ __all__ = [
     "fold",
     "held_runs",
     "held_set",
+    "joined",
     "longest_shared_run",
     "pasted_share",
     "problem",
     "run_positions",
     "sources",
     "tokens",
+    "unglued",
     "words",
 ]

@@ -1,0 +1,201 @@
+"""Content-free cheats (``content_free_cheats.py``) are held to test_cheats.py's bar: under 0.35
+in every family on both splits of ``tasks/``, and significantly below the example bot v1.
+
+They know no answer and do not do the work: answer "yes", "0" or 100 KB; cite made-up ids or
+hide text in a citation's shape; call every tool with every argument, or in the order offered;
+read everything and list every value; plan with the tools' names; restate the conversation; say
+both "I can't" and "done"; fill a JSON document by type; paste the top passage with every second
+word split in two, with words written as one, or in letters the copy rules did not fold.
+
+Before a copy was read against each source as it copies it (``answers.as_copied``, 2026-12-06),
+the top passage with every second plain word split in two — by a space, a hyphen, a dot or a
+braille blank ("r efund", "r-efund") — scored 0.42 in public grounded-qa (above the example bot
+v2's 0.39) and 0.25 in private: two answer words where the source has one is more than a copy's
+allowed skip, so none of its runs was read as copied. With every two plain words written as one
+("areissued") it scored 0.53 / 0.40; and the first 85 % of each of the top three passages, four
+words written as one, fitted the word budget (0.51 / 0.36). All at most 0.06 now.
+
+Measured, not held to the bar (docs/LIMITS.md): ``refuse-and-quote`` (a refusal, then the first
+half of the top passage, cited) is the cut-short quote named there as open (0.35 / 0.28 in
+grounded-qa); ``shifted-boundaries`` (the top passage's plain words run together and cut every
+five letters, "refun dsare issue dtoth") has the letters of a copy and none of its words, and
+scores 0.40 / 0.25: reading it needs a copy measure over letters, not words.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.core.trace import Message, ToolCall, Trace
+from bench.runner import RunRequest, start_run
+from bench.scorers.answers import problem
+
+from .content_free_cheats import CONTENT_FREE
+from .test_cheats import CEILING, SPLITS, TASKS, V1, Values, _family_means, _paired, _values
+
+HERE = Path(__file__).resolve().parent
+KNOWN_OPEN = frozenset({"refuse-and-quote", "shifted-boundaries"})
+HELD = sorted(set(CONTENT_FREE) - KNOWN_OPEN)
+SPLIT_WORDS = (
+    "space-in-words",
+    "hyphen-in-words",
+    "dot-in-words",
+    "braille-blank-in-words",
+    "glued-pairs",
+    "glued-triples",
+    "glued-cut-short-top-three",
+)
+
+
+def _target(directory: Path, name: str) -> Path:
+    target = directory / f"{name}.yaml"
+    target.write_text(
+        "format_version: 1\nkind: scripted\n"
+        f"entrant: content-free-{name}\ndisplay_name: content-free {name}\n"
+        f"model: content-free-{name}\n"
+        f"callable: {HERE / 'content_free_cheats.py'}:{name.replace('-', '_')}\n"
+        "params:\n  temperature: 0\n",
+        encoding="utf-8",
+    )
+    return target
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Values]:
+    runs = tmp_path_factory.mktemp("content-free-runs")
+    targets = {"v1": V1, **{name: _target(runs, name) for name in CONTENT_FREE}}
+    found: dict[tuple[str, str], Values] = {}
+    for name, target in targets.items():
+        for split in SPLITS:
+            run, _ = start_run(
+                RunRequest(
+                    tasks=TASKS,
+                    target_file=target,
+                    split=split,
+                    repeats=1,
+                    concurrency=8,
+                    runs_dir=runs,
+                )
+            )
+            found[(name, split)] = _values(run)
+    return found
+
+
+def test_every_cheat_has_its_function() -> None:
+    assert len(CONTENT_FREE) >= 20
+    assert all(CONTENT_FREE[name].__name__ == name.replace("-", "_") for name in CONTENT_FREE)
+    assert set(CONTENT_FREE) > KNOWN_OPEN and set(SPLIT_WORDS) < set(HELD)
+
+
+@pytest.mark.parametrize("cheat", HELD)
+def test_no_family_reaches_the_ceiling(cheat: str, results: dict[tuple[str, str], Values]) -> None:
+    for split in SPLITS:
+        means = _family_means(results[(cheat, split)])
+        assert len(means) == 6
+        high = {family: round(m, 3) for family, m in means.items() if m >= CEILING}
+        assert high == {}, f"{cheat} on {split}"
+
+
+@pytest.mark.parametrize("cheat", HELD)
+def test_significantly_below_v1(cheat: str, results: dict[tuple[str, str], Values]) -> None:
+    for split in SPLITS:
+        result = _paired(results[("v1", split)], results[(cheat, split)])
+        assert result.difference < 0.0, f"{cheat} on {split}"
+        assert result.significant, f"{cheat} on {split}: {result.method}"
+
+
+@pytest.mark.parametrize("cheat", SPLIT_WORDS)
+def test_a_paste_with_split_or_glued_words_earns_nothing_in_grounded_qa(
+    cheat: str, results: dict[tuple[str, str], Values]
+) -> None:
+    for split in SPLITS:
+        assert _family_means(results[(cheat, split)])["grounded-qa"] < 0.1, split
+
+
+# --- the rule itself --------------------------------------------------------------------------
+
+PASSAGE = (
+    "Refunds are issued to the original payment method within 5 to 10 business days after the "
+    "returned item has been received and inspected by our warehouse team in Utrecht."
+)
+
+
+def _searched(answer: str) -> Trace:
+    result = [{"id": "faq.md#refunds", "text": PASSAGE}]
+    return Trace(
+        answers=[answer],
+        tool_calls=[ToolCall(id="s", name="search_docs", result=result)],
+        retrieved=["faq.md#refunds"],
+    )
+
+
+def _split_every_second(text: str, mark: str) -> str:
+    return " ".join(
+        f"{w[:1]}{mark}{w[1:]}" if at % 2 and w.isalpha() and w.islower() else w
+        for at, w in enumerate(text.split())
+    )
+
+
+@pytest.mark.parametrize("mark", [" ", "-", ".", "\u2800", "\u3000", " - "])
+def test_a_passage_with_every_second_word_split_is_a_paste(mark: str) -> None:
+    answer = _split_every_second(PASSAGE, mark) + " [faq.md#refunds]"
+    assert problem(answer, _searched(answer)) == (
+        "the answer repeats 100% of a tool result or user message word for word"
+    )
+
+
+def test_an_echo_with_split_words_is_an_echo() -> None:
+    said = "Please cancel order 58213 and refund it to my card today"
+    answer = _split_every_second(said, "-")
+    trace = Trace(answers=[answer], messages=[Message(role="user", content=said)])
+    assert problem(answer, trace) == (
+        "100% of the answer is a user message or tool result, copied word for word"
+    )
+
+
+def _glued_pairs(text: str) -> str:
+    words, out = text.split(), []
+    for at in range(0, len(words), 2):
+        pair = words[at : at + 2]
+        out.append(
+            "".join(pair) if all(w.isalpha() and w.islower() for w in pair) else " ".join(pair)
+        )
+    return " ".join(out)
+
+
+def test_a_passage_with_every_two_words_written_as_one_is_a_paste() -> None:
+    answer = _glued_pairs(PASSAGE) + " [faq.md#refunds]"
+    assert "areissued" not in answer and "theoriginal" in answer
+    assert problem(answer, _searched(answer)) == (
+        "the answer repeats 100% of a tool result or user message word for word"
+    )
+
+
+def test_an_echo_with_glued_words_is_an_echo() -> None:
+    said = "please cancel my order and then refund it to my card right away thanks"
+    answer = _glued_pairs(said)
+    trace = Trace(answers=[answer], messages=[Message(role="user", content=said)])
+    assert problem(answer, trace) == (
+        "100% of the answer is a user message or tool result, copied word for word"
+    )
+
+
+def test_words_written_as_one_count_as_the_words_they_are() -> None:
+    """Three passages of 40 words, the first 32 of each (80 %) with every two words written as
+    one: 48 "words" (under the budget, and no passage pasted), 96 words of the passages."""
+    passages = [
+        " ".join(f"{stem}{n}" for n in "abcdefghijklmnopqrstuvwxyzabcdefghijklmn")
+        for stem in ("ref", "ship", "warr")
+    ]
+    result = [{"id": f"faq.md#p{at}", "text": text} for at, text in enumerate(passages)]
+    glued = " ".join(_glued_pairs(" ".join(text.split()[:32])) for text in passages)
+    answer = f"{glued} [faq.md#p0]"
+    trace = Trace(
+        answers=[answer],
+        tool_calls=[ToolCall(id="s", name="search_docs", result=result)],
+        retrieved=["faq.md#p0", "faq.md#p1", "faq.md#p2"],
+    )
+    assert len(answer.split()) == 49
+    assert problem(answer, trace) == "the answer is 96 words, over the budget of 80"
