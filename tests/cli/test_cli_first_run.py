@@ -246,3 +246,34 @@ def test_an_unset_key_variable_says_how_to_set_it_and_writes_nothing(
     assert err.startswith("error[TARGET_KEY_MISSING]: ") and err.count("\n") == 1
     assert "export BENCH_TEST_UNSET_KEY=<key>, or put that line in .env" in err
     assert not (mini / "runs").exists() or _run_ids(mini) == []
+
+
+def test_ctrl_c_while_waiting_for_the_server_is_one_line_exit_130(mini: Path) -> None:
+    """Ctrl-C during --wait-ready (nothing listens yet) printed a blank line and "aborted", as
+    a crash does; nothing was written, so there is nothing to resume, and it says so."""
+    import signal
+    import subprocess
+    import sys
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]  # closed again: nothing listens there
+    target = mini / "targets" / "later.yaml"
+    target.write_text(
+        "format_version: 1\nkind: openai\nentrant: later\ndisplay_name: later\nmodel: m\n"
+        f"base_url: http://127.0.0.1:{port}/v1\n",
+        encoding="utf-8",
+    )
+    argv = [
+        sys.executable, "-m", "bench.cli", "run", "--tasks", str(mini / "tasks"), "--target",
+        str(target), "--runs-dir", str(mini / "runs"), "--progress", "none",
+    ]  # fmt: skip
+    with subprocess.Popen(argv, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stderr is not None
+        first = process.stderr.readline()
+        assert first.startswith(f"waiting up to 120 s for the server at http://127.0.0.1:{port}")
+        process.send_signal(signal.SIGINT)
+        _, rest = process.communicate(timeout=120)  # a hang fails here instead of forever
+    assert process.returncode == 130
+    assert rest == "interrupted before the run started: nothing was written, nothing to resume\n"
+    assert not (mini / "runs").exists()

@@ -87,8 +87,17 @@ def _attempts(run_dir: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(
     "usage",
-    [{"input_tokens": 12, "output_tokens": 3}, {"total_tokens": 15}],
-    ids=["anthropic-names", "total-only"],
+    [
+        {"input_tokens": 12, "output_tokens": 3},
+        {"total_tokens": 15},
+        # A count that is not a whole number was read as 0 tokens, and with pricing a measured $0.
+        {"prompt_tokens": "ten", "completion_tokens": 5},
+        {"prompt_tokens": 10.5, "completion_tokens": 5},
+        {"prompt_tokens": -10, "completion_tokens": 5},
+        {"prompt_tokens": True, "completion_tokens": 5},
+        {"prompt_tokens": None, "completion_tokens": 5},
+    ],
+    ids=["anthropic-names", "total-only", "string", "float", "negative", "bool", "null"],
 )
 def test_usage_the_agent_does_not_count_in_our_words_is_not_measured(
     mini: Path, usage: dict[str, Any]
@@ -114,11 +123,25 @@ def test_read_usage_reads_our_counts_and_nothing_else() -> None:
     assert read_usage({"input_tokens": 5, "output_tokens": 2}) is None
     assert read_usage({}) is None
     assert read_usage("12") is None
+    assert read_usage({"prompt_tokens": 0, "completion_tokens": 0}) is not None  # a measured 0
+    assert read_usage({"prompt_tokens": 5, "completion_tokens": 2, "cached_tokens": None})
+    assert read_usage({"prompt_tokens": 5, "completion_tokens": 2, "cached_tokens": "2"}) is None
+    assert read_usage({"prompt_tokens": 10**13, "completion_tokens": 2}) is None
 
 
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen")
-def test_own_agent_runs_bundles_and_verifies(mini: Path) -> None:
-    with _agent({"prompt_tokens": 40, "completion_tokens": 9}) as url:
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": 40, "completion_tokens": 9},
+        {"prompt_tokens": "ten", "completion_tokens": 9},
+    ],
+    ids=["counted", "garbage-count"],
+)
+def test_own_agent_runs_bundles_and_verifies(mini: Path, usage: dict[str, Any]) -> None:
+    # verify re-reads each recorded reply's usage (binding.py) with the run's reader: a run whose
+    # agent reported garbage verifies, its tokens not measured.
+    with _agent(usage) as url:
         code, out = _invoke(
             "run", "--tasks", mini / "tasks", "--target", _target(mini, url), "--split", "public",
             "--runs-dir", mini / "runs", "--progress", "none",
@@ -140,3 +163,6 @@ def test_own_agent_runs_bundles_and_verifies(mini: Path) -> None:
     code, out = _invoke("verify", bundle, "--seed", "7")
     assert code == 0, out
     assert out.startswith("valid: ")
+    # An agent's bundle is not replayed (the binding check re-drives every turn): "replayed 0
+    # attempt(s)" read as if nothing had been checked.
+    assert "replay: not applicable" in out and "replayed 0" not in out, out

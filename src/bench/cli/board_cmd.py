@@ -13,6 +13,22 @@ if TYPE_CHECKING:
     from bench.core.seal import SealKey
 
 
+NO_ENTRIES = "no runs or bundles found"
+"""The board's warning when it has nothing to show (``bench.board.build``); an empty board is
+built all the same, --strict too: the publish workflow's first page, before any bundle landed,
+is one that links the submission guide."""
+
+
+def _looked_in(runs: Path | None, results: Path) -> str:
+    def where(path: Path) -> str:
+        return f"{path}" if path.is_dir() else f"{path} (no such directory)"
+
+    bundles = f"bundles (<entrant>/<run_id>/) in {where(results)}"
+    if runs is None:
+        return f"looked for {bundles}; local runs are left out by --no-runs"
+    return f"looked for run directories in {where(runs)} and for {bundles}"
+
+
 def _cores() -> int:
     import os
 
@@ -74,7 +90,12 @@ def board() -> None:
     "unknown entrant, a stale schema (another harness version). Notes the page shows (a small "
     "family, a partial run, no runs yet) never fail it.",
 )
-@click.option("--repo-url", default=None, help="https:// URL of the repository (transcript links).")
+@click.option(
+    "--repo-url",
+    default=None,
+    help="https:// URL of the repository: each failed task also links its attempts file there "
+    '("source"), beside the page\'s own transcript viewer.',
+)
 @click.option(
     "--seed",
     type=int,
@@ -198,6 +219,8 @@ def build(
         )
     )
     for warning in result.warnings:
+        if warning == NO_ENTRIES:  # the page says it; here, where it looked (a wrong cwd?)
+            warning = f"{warning}: {_looked_in(None if no_runs else runs, results)}"
         click.echo(f"warning: {warning}", err=True)
     boards = [board for _, board in result.pages] or [result.board]
     cohorts = sum(len(board.cohorts) for board in boards)

@@ -10,6 +10,15 @@ import click
 from .common import CONTEXT, format_option
 
 
+def _serves(endpoints: dict[str, int | str]) -> bool:
+    """Whether any probed path was served (2xx, or 401/403: there, behind a key), not merely
+    answered with an error status."""
+    return any(
+        isinstance(said, int) and (200 <= said < 300 or said in (401, 403))
+        for said in endpoints.values()
+    )
+
+
 @click.command(context_settings=CONTEXT)
 @click.option(
     "--base-url",
@@ -83,6 +92,15 @@ def probe(
         click.echo(json.dumps([r.model_dump(mode="json") for r in shown], indent=2))
     else:
         for report in found:
+            looked = ", ".join(f"{path} {said}" for path, said in report.endpoints.items())
+            if not _serves(report.endpoints):
+                # An http-agent endpoint (POST only) answers 501 or 405 to every GET here.
+                click.echo(
+                    f"{report.url}  answered, but no OpenAI or Anthropic endpoint there "
+                    f"(looked at: {looked}); an http-agent URL answers POST only, which "
+                    "bench run checks"
+                )
+                continue
             click.echo(f"{report.url}  reachable  engine: {report.engine}")
             if report.models:
                 click.echo(f"  models: {', '.join(report.models)}")
@@ -91,7 +109,6 @@ def probe(
             for line in report.evidence:
                 click.echo(f"  declared: {line}")
             if not report.evidence:
-                looked = ", ".join(f"{path} {said}" for path, said in report.endpoints.items())
                 click.echo(f"  declared: nothing (engine unknown); looked at: {looked}")
             details = [
                 f"{name} {value}"

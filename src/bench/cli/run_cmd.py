@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,6 +57,14 @@ class _Tracked:
 
     def finished(self, status: RunStatus) -> None:
         self.sink.finished(status)
+
+
+def _entries(runs_dir: Path) -> set[str]:
+    """The names under ``runs_dir``: a run created before an interrupt is a new one."""
+    try:
+        return set(os.listdir(runs_dir))
+    except OSError:
+        return set()
 
 
 def _error_lines(records: Iterable[AttemptRecord], width: int = 110) -> list[str]:
@@ -294,6 +303,7 @@ def run(
     if mode == "auto":
         mode = "bar" if sys.stderr.isatty() else "none"
     tracked: _Tracked | None = None
+    before = _entries(runs_dir)
     try:
         with contextlib.ExitStack() as stack:
             sink: ProgressSink
@@ -321,7 +331,18 @@ def run(
             )
             # That line is the whole story: click's blank line and "aborted" after it are not.
             raise SystemExit(130) from None
-        raise
+        # Before the run started (waiting for its server, --wait-ready): one line too.
+        made = sorted(_entries(runs_dir) - before)
+        if resume_ref:
+            said = f"interrupted before run {resume_ref} resumed: it is as it was; run the same "
+            said += "command to resume it"
+        elif made:  # created, its first attempt not begun
+            said = f"interrupted: run {made[0]} was created with no attempt written; run the "
+            said += f"same command with --resume {made[0]} to finish it"
+        else:
+            said = "interrupted before the run started: nothing was written, nothing to resume"
+        click.echo(said, err=True)
+        raise SystemExit(130) from None
     from bench.reports.history import DEFAULT_DB, index_run, open_db
 
     # Built once, and for a new run from the records its engine wrote: reading and checking

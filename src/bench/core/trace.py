@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from .models import FORMAT_VERSION, Strict
 
@@ -20,6 +20,12 @@ Role = Literal["system", "user", "assistant", "tool"]
 MAX_TOKENS = 10**12
 MAX_SECONDS = 10.0**6
 MAX_DOLLARS = 10.0**6
+
+
+def plain_zero(value: float | None) -> float | None:
+    """``value`` with -0.0 read as 0.0: it passes a ``ge=0`` bound and printed as "-0.000".
+    A field validator of each non-negative float a record has (its JSON Schema unchanged)."""
+    return 0.0 if value == 0 else value
 
 
 class ToolCallRequest(Strict):
@@ -109,6 +115,11 @@ class Exchange(Strict):
     usage: Usage | None = None
     cost_usd: float | None = Field(None, ge=0, le=MAX_DOLLARS)
 
+    @field_validator("latency_s", "cost_usd")
+    @classmethod
+    def _plain_zero(cls, value: float | None) -> float | None:
+        return plain_zero(value)
+
 
 class Trace(Strict):
     format_version: Literal[1] = FORMAT_VERSION
@@ -133,6 +144,11 @@ class Trace(Strict):
     )
     exchanges: list[Exchange] = Field(default_factory=list)
 
+    @field_validator("latency_s", "queue_s", "cost_usd")
+    @classmethod
+    def _plain_zero(cls, value: float | None) -> float | None:
+        return plain_zero(value)
+
     @property
     def answer(self) -> str:
         """The final answer to the last user turn ('' when there was none)."""
@@ -153,4 +169,5 @@ __all__ = [
     "Trace",
     "Usage",
     "failed_call",
+    "plain_zero",
 ]

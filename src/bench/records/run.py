@@ -13,14 +13,14 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from bench.core.budget import Budget
 from bench.core.canonical import fingerprint
 from bench.core.models import FORMAT_VERSION, Strict
 from bench.core.score import Outcome, Verdict
 from bench.core.suite import DEFAULT_REF, SuiteRef
-from bench.core.trace import Trace
+from bench.core.trace import Trace, plain_zero
 
 
 class TaskSubset(Strict):
@@ -189,6 +189,11 @@ class RunStatus(Strict):
         None, description="judge requests, cache hits and misses, outages, dollars (last session)"
     )
 
+    @field_validator("elapsed_s")
+    @classmethod
+    def _plain_zero(cls, value: float) -> float:
+        return 0.0 if value == 0 else value
+
 
 class AttemptRecord(Strict):
     """One finished attempt: its trace, its outcome and the verdicts that scored it."""
@@ -222,6 +227,11 @@ class AttemptRecord(Strict):
     started_at: datetime
     finished_at: datetime
     trace: Trace
+
+    @field_validator("value")
+    @classmethod
+    def _plain_zero(cls, value: float | None) -> float | None:
+        return plain_zero(value)
 
     @property
     def key(self) -> tuple[str, int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bench.core.trace import ToolCall
 from bench.records.run import AttemptRecord
 
 
@@ -40,8 +41,24 @@ def attempt_lines(record: AttemptRecord, width: int | None = None, indent: str =
     trace = record.trace
     lines.append(f"{step}trace:")
     inner = step * 2 if step else ""
+    # Each tool result where it happened: at its tool message (the call's id), so the reader
+    # sees call, result, next turn in order; one no message names comes last, as it ran.
+    waiting: dict[str, list[ToolCall]] = {}
+    for ran in trace.tool_calls:
+        waiting.setdefault(ran.id, []).append(ran)
+
+    def result(ran: ToolCall) -> str:
+        shown = f"error: {ran.error}" if ran.error else _clip(_json(ran.result), width)
+        return f"{inner}tool {ran.name}({_clip(_json(ran.arguments), width)}) ⇒ {shown}"
+
+    said: set[int] = set()
     for message in trace.messages:
         if message.role == "tool":
+            queue = waiting.get(message.tool_call_id or "")
+            if queue:
+                ran = queue.pop(0)
+                said.add(id(ran))
+                lines.append(result(ran))
             continue
         if message.content:
             lines.append(f"{inner}{message.role}: {_clip(message.content, width)}")
@@ -49,9 +66,7 @@ def attempt_lines(record: AttemptRecord, width: int | None = None, indent: str =
             lines.append(
                 f"{inner}{message.role} → {call.name}({_clip(_json(call.arguments), width)})"
             )
-    for ran in trace.tool_calls:
-        shown = f"error: {ran.error}" if ran.error else _clip(_json(ran.result), width)
-        lines.append(f"{inner}tool {ran.name}({_clip(_json(ran.arguments), width)}) ⇒ {shown}")
+    lines += [result(ran) for ran in trace.tool_calls if id(ran) not in said]
     if trace.retrieved:
         lines.append(f"{inner}retrieved: {', '.join(trace.retrieved)}")
     cost = "not measured" if trace.cost_usd is None else f"${trace.cost_usd:.6f}"

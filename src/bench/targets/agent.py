@@ -26,27 +26,29 @@ from typing import Any
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolDef, Usage
 
-from .base import AgentReply, ModelRequest, ModelResponse, RetrySettings, TargetSpec
+from .base import (
+    AgentReply,
+    ModelRequest,
+    ModelResponse,
+    RetrySettings,
+    TargetSpec,
+    token_counts,
+)
 from .http import HttpEndpoint
 
 TOKEN_REDACTED = "<token>"
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
 def read_usage(value: Any) -> Usage | None:
-    """The agent's reported tokens; None (not measured) when absent, not an object, or naming
+    """The agent's reported tokens; None (not measured) when absent, not an object, naming
     neither ``prompt_tokens`` nor ``completion_tokens`` (``input_tokens``, ``total_tokens``
-    only: read as 0 they were a measured 0 tokens and, with pricing, $0)."""
+    only: read as 0 they were a measured 0 tokens and, with pricing, $0), or with a count that
+    is not a whole number (``token_counts``)."""
     if not isinstance(value, dict) or not ({"prompt_tokens", "completion_tokens"} & value.keys()):
         return None
-    return Usage(
-        prompt_tokens=_count(value.get("prompt_tokens")),
-        completion_tokens=_count(value.get("completion_tokens")),
-        cached_tokens=_count(value.get("cached_tokens")),
-    )
+    names = ("prompt_tokens", "completion_tokens", "cached_tokens")
+    counts = token_counts(value, names, nullable=("cached_tokens",))
+    return None if counts is None else Usage(**counts)
 
 
 def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from typing import Any
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
 
-from .base import ModelRequest, ModelResponse, TargetSpec, choice_warnings
+from .base import ModelRequest, ModelResponse, TargetSpec, choice_warnings, token_counts
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object
 from .openai import EMPTY_PARAMETERS, tool_arguments
 
@@ -113,22 +113,20 @@ def request_body(request: ModelRequest, spec: TargetSpec) -> dict[str, Any]:
     return body
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
 def parse_usage(usage: Any) -> Usage | None:
+    """The reported tokens (the prompt is the uncached input plus the cache's reads and
+    writes); None (not measured) when there is no usage object, it names neither count, or a
+    count is not a whole number (``token_counts``; the cache counts may be null)."""
     if not isinstance(usage, dict) or not ({"input_tokens", "output_tokens"} & usage.keys()):
         return None
-    cached = _count(usage.get("cache_read_input_tokens"))
-    prompt = (
-        _count(usage.get("input_tokens"))
-        + cached
-        + _count(usage.get("cache_creation_input_tokens"))
-    )
+    cache = ("cache_read_input_tokens", "cache_creation_input_tokens")
+    counts = token_counts(usage, ("input_tokens", "output_tokens", *cache), nullable=cache)
+    if counts is None:
+        return None
+    cached = counts["cache_read_input_tokens"]
     return Usage(
-        prompt_tokens=prompt,
-        completion_tokens=_count(usage.get("output_tokens")),
+        prompt_tokens=counts["input_tokens"] + cached + counts["cache_creation_input_tokens"],
+        completion_tokens=counts["output_tokens"],
         cached_tokens=cached,
     )
 
@@ -187,6 +185,11 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
     return ModelResponse(content=content, tool_calls=calls, usage=parse_usage(data.get("usage")))
 
 
+def _said(usage: dict[str, Any]) -> dict[str, Any]:
+    # A later event's null count (message_delta's input_tokens) leaves the earlier one.
+    return {key: value for key, value in usage.items() if value is not None}
+
+
 class MessageStream:
     """Assembles Messages API events into one ``message`` body."""
 
@@ -224,7 +227,7 @@ class MessageStream:
             if kind == "message_start" and isinstance(data.get("message"), dict):
                 message = dict(data["message"])
                 if isinstance(message.get("usage"), dict):
-                    usage.update(message["usage"])
+                    usage.update(_said(message["usage"]))
             elif kind == "content_block_start" and isinstance(data.get("content_block"), dict):
                 index = data.get("index", len(blocks))
                 blocks[index] = dict(data["content_block"])
@@ -234,7 +237,7 @@ class MessageStream:
                 delta = as_object(data.get("delta"))
                 stop_reason = delta.get("stop_reason", stop_reason)
                 if isinstance(data.get("usage"), dict):
-                    usage.update(data["usage"])
+                    usage.update(_said(data["usage"]))
             elif kind == "message_stop":
                 finished = True
         if not finished:

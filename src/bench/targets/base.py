@@ -16,7 +16,15 @@ from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.errors import HARNESS_FAULT_CODES, EntrantError, HarnessFault
 from bench.core.ids import ID_PATTERN
 from bench.core.models import FORMAT_VERSION, Strict
-from bench.core.trace import FAILED_CALL, Message, ToolCallRequest, ToolDef, Usage, failed_call
+from bench.core.trace import (
+    FAILED_CALL,
+    MAX_TOKENS,
+    Message,
+    ToolCallRequest,
+    ToolDef,
+    Usage,
+    failed_call,
+)
 from bench.core.validation import not_json
 from bench.tasks.cases.check import PolicyFile
 
@@ -97,6 +105,27 @@ run's summary counts these."""
 def choice_warnings(required: bool, response: ModelResponse) -> list[str]:
     """``[TOOL_CHOICE_NOT_ENFORCED]`` when a required tool call did not come, else ``[]``."""
     return [TOOL_CHOICE_NOT_ENFORCED] if required and not response.tool_calls else []
+
+
+def token_counts(
+    usage: dict[str, Any], names: tuple[str, ...], nullable: tuple[str, ...] = ()
+) -> dict[str, int] | None:
+    """Each of ``names`` in a reported ``usage`` as a count of tokens: 0 when absent (or null,
+    for one in ``nullable``: a field its API documents as nullable, a cache count). ``None``,
+    usage not measured, when any is anything but a whole number from 0 to ``MAX_TOKENS`` (a
+    string, a float, a negative number, a bool, null): read as 0, it was a measured 0 tokens
+    and, with pricing, a measured $0. ``bench verify`` re-derives usage through the same
+    readers, so a run and its verification agree."""
+    counts: dict[str, int] = {}
+    for name in names:
+        value = usage.get(name)
+        if value is None and (name not in usage or name in nullable):
+            counts[name] = 0
+        elif isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKENS:
+            counts[name] = value
+        else:
+            return None
+    return counts
 
 
 class Pricing(Strict):
@@ -348,4 +377,5 @@ __all__ = [
     "endpoint_id",
     "is_agent",
     "redact_url",
+    "token_counts",
 ]

@@ -20,7 +20,7 @@ from typing import Any
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
 
-from .base import ModelRequest, ModelResponse, TargetSpec, choice_warnings
+from .base import ModelRequest, ModelResponse, TargetSpec, choice_warnings, token_counts
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object, loads_strict
 
 PATH = "/chat/completions"
@@ -58,10 +58,6 @@ def _json_type(value: Any) -> str:
     if isinstance(value, int | float):
         return "number"
     return "null"
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _text(content: Any) -> str:
@@ -161,17 +157,19 @@ def request_body(request: ModelRequest, spec: TargetSpec) -> dict[str, Any]:
 
 
 def parse_usage(usage: Any) -> Usage | None:
+    """The reported tokens; None (not measured) when there is no usage object, it names
+    neither count, or a count is not a whole number (``token_counts``)."""
     if not isinstance(usage, dict) or not ({"prompt_tokens", "completion_tokens"} & usage.keys()):
         return None
     details = usage.get("prompt_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, dict) else None
     if cached is None:
         cached = usage.get("prompt_cache_hit_tokens")  # DeepSeek's name for it
-    return Usage(
-        prompt_tokens=_count(usage.get("prompt_tokens")),
-        completion_tokens=_count(usage.get("completion_tokens")),
-        cached_tokens=_count(cached),
-    )
+    counts = token_counts(usage, ("prompt_tokens", "completion_tokens"))
+    cache = token_counts({"cached": cached}, ("cached",), nullable=("cached",))
+    if counts is None or cache is None:
+        return None
+    return Usage(**counts, cached_tokens=cache["cached"])
 
 
 def parse_completion(data: dict[str, Any]) -> ModelResponse:

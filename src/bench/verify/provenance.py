@@ -403,16 +403,41 @@ class Overlap:
     all_compared: int
 
     @property
-    def duplicate(self) -> bool:
-        by_own = self.own_compared >= MIN_OWN and self.own_shared >= OWN_SHARE * self.own_compared
-        by_all = self.all_compared >= MIN_ALL and self.all_shared >= ALL_SHARE * self.all_compared
-        return by_own or by_all
+    def by_own(self) -> bool:
+        return self.own_compared >= MIN_OWN and self.own_shared >= OWN_SHARE * self.own_compared
 
-    def describe(self) -> str:
+    @property
+    def by_all(self) -> bool:
+        return self.all_compared >= MIN_ALL and self.all_shared >= ALL_SHARE * self.all_compared
+
+    @property
+    def duplicate(self) -> bool:
+        return self.by_own or self.by_all
+
+    def describe(self, other: str) -> str:
+        """Why this bundle duplicates ``other``: the rule that matched, with its own counts
+        (an extractive agent has no attempt with words of its own, and the other rule's count
+        read "0 of its 0"), and what to do when the two are one agent."""
+        same = (
+            "if both bundles are your agent, publish this one under the earlier one's entrant "
+            "(an entrant's own runs are never compared)"
+        )
+        if self.by_own:
+            return (
+                f"{self.own_shared} of its {self.own_compared} attempts with words of their own "
+                f"(at least {MIN_OWN_WORDS} answer words found in no message the attempt was "
+                f"handed) are near copies of those in {other} (the own-words rule: "
+                f"{OWN_SHARE:.0%} or more of at least {MIN_OWN}; docs/SUBMISSIONS.md, "
+                f"Provenance); {same}"
+            )
         return (
-            f"{self.own_shared} of its {self.own_compared} attempts in its own words and "
-            f"{self.all_shared} of its {self.all_compared} attempts in all are (nearly) word "
-            "for word"
+            f"{self.all_shared} of its {self.all_compared} attempts with an answer or a tool "
+            f"call, on tasks both attempted, are near copies of those in {other} (the "
+            f"everything rule: {ALL_SHARE:.0%} or more of at least {MIN_ALL}; "
+            "docs/SUBMISSIONS.md, Provenance). If this is your own agent: answers that only "
+            "repeat words of the task (the top passage quoted, as baseline-quote-top-passage "
+            "does) match any other agent's that do the same, so have it answer in its own "
+            f"words; {same}"
         )
 
 
@@ -560,8 +585,7 @@ def check_provenance(
             name = f"{other.parent.name}/{other.name}"
             raise VerifyFailure(
                 Code.DUPLICATE_BUNDLE,
-                f"{found.describe()} those of results/{name}, which came first "
-                "(docs/SUBMISSIONS.md, Provenance)",
+                found.describe(f"results/{name}, which came first"),
                 path=str(bundle / ATTEMPTS),
             )
 

@@ -132,6 +132,7 @@ def as_dict(verdict: BundleVerdict | LiveVerdict) -> dict[str, Any]:
         "run_id": verdict.run_id,
         "checks": list(verdict.checks),
         "replayed": list(verdict.replayed),
+        "replay_applies": verdict.replay_applies,
         "partial": verdict.partial,
         "sample_basis": verdict.sample_basis,
         "suite": verdict.suite,
@@ -143,6 +144,9 @@ def render_json(verdict: BundleVerdict | LiveVerdict) -> str:
     return json.dumps(as_dict(verdict), indent=2, sort_keys=True)
 
 
+NO_REPLAY = "not applicable (an agent's turns are all re-driven by the binding check)"
+
+
 def render_text(verdict: BundleVerdict | LiveVerdict) -> str:
     if isinstance(verdict, LiveVerdict):
         head = render_text(verdict.verdict)
@@ -150,10 +154,14 @@ def render_text(verdict: BundleVerdict | LiveVerdict) -> str:
     if verdict.valid:
         extra = " (partial run)" if verdict.partial else ""
         suite = f" (suite {_plain(verdict.suite)})" if verdict.suite else ""
+        replay = f"replayed {len(verdict.replayed)} attempt(s)" + (
+            f", sample from {verdict.sample_basis}" if verdict.sample_basis else ""
+        )
+        if not verdict.replay_applies:
+            replay = f"replay: {NO_REPLAY}"
         return (
             f"valid{extra}: {_plain(verdict.bundle)}{suite} — {', '.join(verdict.checks)}; "
-            f"replayed {len(verdict.replayed)} attempt(s)"
-            + (f" (sample from {verdict.sample_basis})" if verdict.sample_basis else "")
+            + replay
         )
     where = ": ".join(_plain(p) for p in (verdict.path, verdict.field) if p)
     code = verdict.code.value if verdict.code else ""
@@ -179,9 +187,12 @@ def render_markdown(verdict: BundleVerdict | LiveVerdict) -> str:
             ("reason", md_code(verdict.message)),
         ]
     else:
-        rows.append(("replayed", str(len(verdict.replayed))))
-        if verdict.sample_basis:
-            rows.append(("sample from", md_code(verdict.sample_basis)))
+        if not verdict.replay_applies:
+            rows.append(("replay", NO_REPLAY))
+        else:
+            rows.append(("replayed", str(len(verdict.replayed))))
+            if verdict.sample_basis:
+                rows.append(("sample from", md_code(verdict.sample_basis)))
     if check is not None:
         rows += _live_rows(check)
     passed = ", ".join(verdict.checks) or "none"

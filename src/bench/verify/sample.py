@@ -78,7 +78,8 @@ def resolve_seed(
     commit = _adding_commit(bundle)
     if commit is not None:
         return seed_from(commit, manifest_raw), f"adding commit {commit[:12]} + manifest"
-    return seed_from(None, manifest_raw), "manifest only (uncommitted bundle: predictable)"
+    basis = "manifest only, predictable: the bundle is not committed"
+    return seed_from(None, manifest_raw), basis
 
 
 __all__ = ["resolve_seed", "seed_from"]

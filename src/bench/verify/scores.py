@@ -296,6 +296,13 @@ async def _replay(
             )
 
 
+def replay_applies(run: BundleRun) -> bool:
+    """Whether the run's attempts can be replayed: an agent answers whole turns, not model
+    calls a cassette serves by hash; its turns and tool calls are re-driven, every one, by the
+    binding check (binding.py)."""
+    return run.config.target.get("kind") not in AGENT_KINDS
+
+
 def check_replay(
     bundle: Path,
     task_set: TaskSet,
@@ -305,9 +312,7 @@ def check_replay(
     cache: TaskCache | None = None,
 ) -> list[str]:
     """Replay ``sample`` seeded attempts; returns their keys. Writes only to a temp dir."""
-    if run.config.target.get("kind") in AGENT_KINDS:
-        # An agent answers whole turns, not model calls a cassette serves by hash: its turns
-        # and tool calls are re-driven, every one, by the binding check (binding.py).
+    if not replay_applies(run):
         return []
     eligible = [r for r in run.attempts if r.outcome in RESCORED]
     chosen = random.Random(seed).sample(eligible, min(sample, len(eligible)))
@@ -357,6 +362,7 @@ __all__ = [
     "harness_fault_allowance",
     "check_error_rate",
     "check_replay",
+    "replay_applies",
     "check_scores",
     "check_suite",
     "check_tasks",

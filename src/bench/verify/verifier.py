@@ -51,6 +51,8 @@ class BundleVerdict:
     run_id: str | None = None
     checks: tuple[str, ...] = ()
     replayed: tuple[str, ...] = ()
+    replay_applies: bool = True
+    """False for an agent's bundle: its turns are all re-driven by the binding check instead."""
     partial: bool = False
     sample_basis: str | None = None
     suite: str | None = None
@@ -100,6 +102,7 @@ class _Progress:
     entrant: str | None = None
     run_id: str | None = None
     replayed: list[str] = field(default_factory=list)
+    replay_applies: bool = True
     partial: bool = False
     sample_basis: str | None = None
     suite: str | None = None
@@ -186,6 +189,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     binding.check_reference(bundle, run)
     done("every attempt bound to its recording")
     seed, progress.sample_basis = sample.resolve_seed(bundle, raw, options.seed, options)
+    progress.replay_applies = scores.replay_applies(run)
     progress.replayed = scores.check_replay(
         bundle, task_set, run, options.replay_sample, seed, cache
     )
@@ -228,6 +232,7 @@ def verify_and_load(
         "run_id": progress.run_id,
         "checks": tuple(progress.checks),
         "replayed": tuple(progress.replayed),
+        "replay_applies": progress.replay_applies,
         "partial": progress.partial,
         "sample_basis": progress.sample_basis,
         "suite": progress.suite,
