@@ -55,6 +55,9 @@ def test_the_wheel_installs_and_works_from_an_empty_directory(tmp_path: Path) ->
     with zipfile.ZipFile(wheel) as archive:
         for name, source in ASSETS.items():
             assert archive.read(f"bench/board/assets/{name}") == source.read_bytes(), name
+        # The licence the metadata names travels with the package (PEP 639).
+        [licence] = [n for n in archive.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+        assert archive.read(licence) == (REPO / "LICENSE").read_bytes()
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
