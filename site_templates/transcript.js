@@ -64,9 +64,38 @@
     try { return { key: m[1], task: decodeURIComponent(m[2]) }; } catch (err) { return null; }
   }
 
-  function gunzip(buffer) {
-    var bytes = new Uint8Array(buffer);
+  // At most this many bytes of a data file are read, and at most this many once inflated
+  // (verify's own cap on attempts.jsonl.gz, inflated): a larger file, or a "gzip bomb", is
+  // refused as soon as it passes the cap, never inflated whole.
+  var MAX_BYTES = 64 * 1024 * 1024;
+  function readCapped(stream, what) {
+    var reader = stream.getReader();
+    var chunks = [];
+    var total = 0;
+    function next() {
+      return reader.read().then(function (step) {
+        if (step.done) {
+          var out = new Uint8Array(total);
+          var at = 0;
+          chunks.forEach(function (c) { out.set(c, at); at += c.length; });
+          return out;
+        }
+        total += step.value.length;
+        if (total > MAX_BYTES) {
+          reader.cancel().catch(function () {});
+          throw new Error("the data file is larger than " + (MAX_BYTES / 1048576) + " MiB " + what +
+            ": the viewer does not read it");
+        }
+        chunks.push(step.value);
+        return next();
+      });
+    }
+    return next();
+  }
+
+  function gunzip(bytes) {
     // a server that sent the file with Content-Encoding: gzip has had the browser inflate it
+    // (read through readCapped all the same)
     if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) {
       return Promise.resolve(new TextDecoder().decode(bytes));
     }
@@ -74,7 +103,7 @@
       return Promise.reject(new Error("this browser cannot inflate gzip (no DecompressionStream)"));
     }
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(stream).text();
+    return readCapped(stream, "once inflated").then(function (out) { return new TextDecoder().decode(out); });
   }
 
   function load(key) {
@@ -82,7 +111,8 @@
     return fetch(dir + "/" + key + ".jsonl.gz", { credentials: "same-origin" })
       .then(function (response) {
         if (!response.ok) throw new Error("the data file did not load (HTTP " + response.status + ")");
-        return response.arrayBuffer();
+        if (!response.body) return response.arrayBuffer().then(function (b) { return new Uint8Array(b); });
+        return readCapped(response.body, "as served");
       })
       .then(gunzip)
       .then(function (text) { loaded = { key: key, text: text }; return text; });

@@ -207,3 +207,22 @@ def test_opened_as_a_file_it_says_so_and_offers_the_raw_file(served: Any, tab: W
     raw = p.locator("main a")
     assert raw.get_attribute("href") == f"transcripts/{key}.jsonl.gz"
     assert (site / "transcripts" / f"{key}.jsonl.gz").is_file()
+
+
+def test_a_gzip_bomb_of_a_data_file_is_refused_not_inflated_whole(
+    served: Any, tab: Watched
+) -> None:
+    # The viewer inflated a data file whole: 2 GB from a 2 MB file would hang the reader's tab.
+    # It now stops past 64 MiB (verify's cap on attempts.jsonl.gz, inflated) and says so.
+    import gzip
+
+    key = "b" * 24
+    bomb = gzip.compress(b"\n" * (80 * 1024 * 1024), compresslevel=9)
+    (served["root"] / "shipped" / "transcripts" / f"{key}.jsonl.gz").write_bytes(bomb)
+    p = tab.page
+    p.goto(f"{served['url']}/shipped/transcript.html#{key}/{TASK}")
+    p.wait_for_selector("html[data-transcript='error']")
+    text = p.locator("main").text_content() or ""
+    assert "larger than 64 MiB once inflated" in text, text
+    assert p.locator("section.attempt").count() == 0
+    assert tab.errors == [] and tab.dialogs == []

@@ -186,6 +186,49 @@ def test_a_bundle_changed_after_it_verified_is_refused(shipped: Path, tmp_path: 
     assert records(bundle_data(bundle, verified=False)) == [{"task_id": "x"}]
 
 
+def test_an_unverified_bundles_gzip_bomb_is_never_copied(shipped: Path, tmp_path: Path) -> None:
+    # A bundle that did not verify is on the board with a warning and its file was copied as
+    # the build read it, unchecked: a file swapped in after the row was read (or a row from
+    # --cache) could be a "gzip bomb" the reader's browser inflates whole. It is held to the
+    # limits verify reads attempts.jsonl.gz under (LIMIT_SIZE), and the build names it.
+    bundle = tmp_path / "b"
+    shutil.copytree(shipped / "results" / SHIPPED[0], bundle)
+    bomb = gzip.compress(b"\n" * (80 * 1024 * 1024), compresslevel=9)  # ~80 KiB -> 80 MiB
+    (bundle / "attempts.jsonl.gz").write_bytes(bomb)
+    with pytest.raises(BoardInputError) as caught:
+        bundle_data(bundle, verified=False)
+    assert "LIMIT_SIZE" in caught.value.message and "attempts.jsonl.gz" in str(caught.value.path)
+    long_line = gzip.compress(b'{"task_id": "' + b"x" * (17 * 1024 * 1024) + b'"}\n')
+    (bundle / "attempts.jsonl.gz").write_bytes(long_line)
+    with pytest.raises(BoardInputError) as caught:
+        bundle_data(bundle, verified=False)
+    assert "LIMIT_SIZE" in caught.value.message
+    (bundle / "attempts.jsonl.gz").write_bytes(b"not gzip")
+    with pytest.raises(BoardInputError) as caught:
+        bundle_data(bundle, verified=False)
+    assert "RECORD_INVALID" in caught.value.message
+
+
+def test_a_symlink_or_fifo_in_a_bundle_is_never_read(shipped: Path, tmp_path: Path) -> None:
+    import os
+
+    bundle = tmp_path / "b"
+    shutil.copytree(shipped / "results" / SHIPPED[0], bundle)
+    outside = tmp_path / "outside.jsonl.gz"
+    outside.write_bytes(gzip.compress(b'{"task_id": "secret"}\n'))
+    (bundle / "attempts.jsonl.gz").unlink()
+    (bundle / "attempts.jsonl.gz").symlink_to(outside)
+    for verified in (True, False):
+        with pytest.raises(BoardInputError) as caught:
+            bundle_data(bundle, verified=verified)
+        assert "PATH_UNSAFE" in caught.value.message
+    (bundle / "attempts.jsonl.gz").unlink()
+    os.mkfifo(bundle / "attempts.jsonl.gz")  # opened without blocking, refused as not a file
+    with pytest.raises(BoardInputError) as caught:
+        bundle_data(bundle, verified=False)
+    assert "PATH_UNSAFE" in caught.value.message
+
+
 def test_a_failed_copy_leaves_the_old_site_whole(
     shipped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -113,7 +113,7 @@ def meter(monkeypatch: pytest.MonkeyPatch) -> Meter:
 
         return wrapper
 
-    monkeypatch.setattr(records_module, "_gzip_chunks", counted(records_module._gzip_chunks))
+    monkeypatch.setattr(records_module, "gzip_chunks", counted(records_module.gzip_chunks))
     monkeypatch.setattr(records_module, "_plain_chunks", counted(records_module._plain_chunks))
     load = records_module.jsonsafe.load
 
@@ -356,16 +356,16 @@ def test_split_and_count_agree_with_a_plain_split(
     if expected and expected[-1] == b"":
         expected.pop()
     assert list(records_module._split(_chunked(data, cuts))) == expected
-    count = records_module._count_lines(_chunked(data, cuts), "f", len(expected), "x")
+    count = records_module.count_lines(_chunked(data, cuts), "f", len(expected), "x")
     assert count == len(expected)
     if expected:
         with pytest.raises(VerifyFailure, match="more than"):
-            records_module._count_lines(_chunked(data, cuts), "f", len(expected) - 1, "x")
+            records_module.count_lines(_chunked(data, cuts), "f", len(expected) - 1, "x")
 
 
 def test_the_line_cap_spans_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(records_module, "MAX_LINE_BYTES", 10)
-    count = records_module._count_lines
+    count = records_module.count_lines
     assert count(iter([b"12345", b"67890\n"]), "f", 5, "x") == 1
     for chunks in ([b"12345", b"678901\n"], [b"1234567890", b"1"], [b"a\n12345678", b"901\n"]):
         with pytest.raises(VerifyFailure, match="longer than 10 bytes"):

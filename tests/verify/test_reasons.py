@@ -190,6 +190,40 @@ def test_only_the_paths_bench_bundle_rewrites_may_differ() -> None:
     assert same_reason(None, None) and not same_reason("text", None)
 
 
+def test_a_paths_place_holds_only_that_paths_rewriting() -> None:
+    # A word holding "/" may differ only as bench bundle rewrites a path: its last name kept
+    # (relative, ~/..., <local>/...) or a bare root. Before, any word with a slash could go
+    # there: a submitter's re-signed reason could name "harness/fault" or another URL.
+    derived = "ENDPOINT_ERROR: HTTP 500 from http://127.0.0.1:8000/v1/chat/completions"
+    assert not same_reason(
+        derived.replace("http://127.0.0.1:8000/v1/chat/completions", "harness/fault"), derived
+    )
+    assert not same_reason(derived.replace("127.0.0.1:8000", "evil.example"), derived)
+    opened = "ENTRANT_EXCEPTION: FileNotFoundError: [Errno 2] No such file: '/home/al/x.json'"
+    assert not same_reason(opened.replace("/home/al/x.json", "harness/fault"), opened)
+    assert not same_reason(opened.replace("/home/al/x.json", "/the/harness/lost/it"), opened)
+    # what bench bundle really writes (PortablePaths) still reads as the same reason
+    for claimed in ("'data/x.json'", "'x.json'", "'~/x.json'", "'<local>/x.json'"):
+        assert same_reason(opened.replace("'/home/al/x.json'", claimed), opened), claimed
+    home = "cannot write /home/al: read-only"
+    for claimed in ("~:", "<local>", "~/:", ".:"):
+        assert same_reason(home.replace("/home/al:", claimed), home), claimed
+    assert not same_reason(home.replace("/home/al:", "harness:"), home)
+
+
+def test_bundle_rewrites_read_as_the_same_reason(tmp_path: Path) -> None:
+    from bench.core.secrets import PortablePaths
+
+    work, home = tmp_path / "work", tmp_path / "home"
+    paths = PortablePaths.here(cwd=work, home=home)
+    places = (work / "data" / "x.json", home / "x.json", Path("/tmp/else/x.json"), home, work)
+    for where in places:
+        derived = f"ENTRANT_EXCEPTION: FileNotFoundError: No such file: '{where}' (then gave up)"
+        rewritten = paths.text(derived)
+        assert rewritten != derived
+        assert same_reason(rewritten, derived), rewritten
+
+
 def test_a_harness_faults_reason_is_the_fault_its_re_drive_raises(
     tmp_path: Path, mini: Path, keys: dict[str, Path]
 ) -> None:

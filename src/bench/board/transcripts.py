@@ -71,6 +71,7 @@ def bundle_data(bundle: Path, verified: bool) -> bytes:
     manifest's SHA-256 and size (one that did not verify, or was not verified, is on the board
     with a warning, and its file is copied as the build read it: the viewer trusts no file)."""
     from bench.records.bundle import ATTEMPTS
+    from bench.verify.codes import Code
     from bench.verify.failure import VerifyFailure
     from bench.verify.layout import MAX_FILE_BYTES
     from bench.verify.records import open_regular
@@ -79,6 +80,15 @@ def bundle_data(bundle: Path, verified: bool) -> bytes:
     try:
         with open_regular(where, MAX_FILE_BYTES) as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise VerifyFailure(
+                Code.LIMIT_SIZE, f"larger than {MAX_FILE_BYTES} bytes", path=str(where)
+            )
+        if not verified:
+            # read again as verify reads it (the board's row was read once, but the file may
+            # have changed since, or the row came from --cache): the viewer inflates what is
+            # copied, so it is held to verify's limits (a "gzip bomb" is refused here)
+            _within_limits(data, str(where))
     except VerifyFailure as exc:
         raise BoardInputError(f"{exc.code}: {exc.message}", path=where) from None
     except OSError as exc:
@@ -100,6 +110,24 @@ def bundle_data(bundle: Path, verified: bool) -> bytes:
             path=where,
         )
     return data
+
+
+def _within_limits(data: bytes, where: str) -> None:
+    """``data`` (an ``attempts.jsonl.gz``) inflates within verify's limits: at most
+    ``MAX_FILE_BYTES`` and ``MAX_GZIP_RATIO`` times its size, ``MAX_ATTEMPT_LINES`` lines of
+    at most ``MAX_LINE_BYTES`` each (``VerifyFailure`` otherwise)."""
+    import io
+
+    from bench.verify.layout import (
+        GZIP_RATIO_FLOOR,
+        MAX_ATTEMPT_LINES,
+        MAX_FILE_BYTES,
+        MAX_GZIP_RATIO,
+    )
+    from bench.verify.records import count_lines, gzip_chunks
+
+    limit = min(MAX_FILE_BYTES, MAX_GZIP_RATIO * max(len(data), GZIP_RATIO_FLOOR))
+    count_lines(gzip_chunks(io.BytesIO(data), where, limit), where, MAX_ATTEMPT_LINES, "attempts")
 
 
 def run_data(run: Path, tasks: Iterable[str], repeats: int) -> bytes:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -414,22 +415,37 @@ def _check_outcome(bundle: Path, record: AttemptRecord, again: _Redriven) -> Non
         )
 
 
-def _path_blind(text: str) -> list[str]:
-    """``text`` as words, a word naming a path (holding ``/`` or ``\\``) as one placeholder:
-    ``bench bundle`` rewrites local paths in a reason (docs/SUBMISSIONS.md, "Secrets and local
-    paths"), never anything else of it."""
-    return ["/" if "/" in word or "\\" in word else word for word in text.split(" ")]
+_SEPARATORS = re.compile(r"[/\\]")
+# what ``bench bundle`` writes for a path that is a directory alone (the working directory, the
+# home directory, a user's home): no last name is kept
+_BARE_ROOTS = frozenset({"", "~", "<local>"})
+
+
+def _rewritten_path(mine: str, theirs: str) -> bool:
+    """Whether the word ``mine`` may be ``bench bundle``'s rewriting of the path ``theirs``
+    (docs/SUBMISSIONS.md, "Secrets and local paths"): the rewriting keeps a path's last name
+    (relative to the working directory, ``~/…``, ``<local>/<its last name>``) or writes a bare
+    root, and never touches a URL (other than ``file:``). Any other word in a path's place is
+    a different message (``harness/fault``, another URL)."""
+    if "://" in theirs and "file:" not in theirs.lower():
+        return False
+    tail = _SEPARATORS.split(mine)[-1].strip("'\"")
+    bare = _SEPARATORS.sub("", mine).strip("'\"():,;.")
+    return tail == _SEPARATORS.split(theirs)[-1].strip("'\"") or bare in _BARE_ROOTS
 
 
 def same_reason(claimed: str | None, derived: str | None) -> bool:
-    """``claimed`` is ``derived``, but for the paths ``bench bundle`` may have rewritten."""
+    """``claimed`` is ``derived``, but for the paths ``bench bundle`` may have rewritten: word
+    for word, a word naming a path (holding ``/`` or ``\\``) in ``derived`` may be its
+    rewriting in ``claimed``, and nothing else may differ."""
     if claimed == derived:
         return True
     if claimed is None or derived is None:
         return False
-    mine, theirs = claimed.split(" "), _path_blind(derived)
+    mine, theirs = claimed.split(" "), derived.split(" ")
     return len(mine) == len(theirs) and all(
-        t == "/" or m == t for m, t in zip(mine, theirs, strict=True)
+        m == t or (_SEPARATORS.search(t) is not None and _rewritten_path(m, t))
+        for m, t in zip(mine, theirs, strict=True)
     )
 
 

@@ -173,7 +173,7 @@ def _plain_chunks(handle: IO[bytes], path: str) -> Iterator[bytes]:
         yield chunk
 
 
-def _gzip_chunks(handle: IO[bytes], path: str, limit: int) -> Iterator[bytes]:
+def gzip_chunks(handle: IO[bytes], path: str, limit: int) -> Iterator[bytes]:
     """The inflated bytes of a gzip file (one member or several), ``CHUNK`` at a time,
     refused as soon as more than ``limit`` bytes come out."""
     inflate = zlib.decompressobj(wbits=31)
@@ -208,7 +208,7 @@ def _gzip_chunks(handle: IO[bytes], path: str, limit: int) -> Iterator[bytes]:
     raise VerifyFailure(Code.RECORD_INVALID, f"not gzip: {reason}", path=path)
 
 
-def _count_lines(chunks: Iterator[bytes], path: str, max_lines: int, what: str) -> int:
+def count_lines(chunks: Iterator[bytes], path: str, max_lines: int, what: str) -> int:
     """The number of lines (the last one may lack its newline; blank lines count), refused
     as soon as there are more than ``max_lines`` or one is longer than ``MAX_LINE_BYTES``.
     Only C loops per chunk: a line inside one chunk is shorter than the line cap."""
@@ -269,7 +269,7 @@ def _gzip_reader(file: Path) -> Callable[[IO[bytes]], Iterator[bytes]]:
     def chunks(handle: IO[bytes]) -> Iterator[bytes]:
         size = os.fstat(handle.fileno()).st_size
         limit = min(MAX_FILE_BYTES, MAX_GZIP_RATIO * max(size, GZIP_RATIO_FLOOR))
-        return _gzip_chunks(handle, where, limit)
+        return gzip_chunks(handle, where, limit)
 
     return chunks
 
@@ -324,8 +324,8 @@ def load_run(bundle: Path) -> BundleRun:
         open_regular(bundle / CASSETTE, MAX_FILE_BYTES) as jl,
     ):
         # Both files counted and measured before a line of either is parsed.
-        _count_lines(inflated(gz), where[ATTEMPTS], planned, _PLANNED)
-        lines = _count_lines(plain(jl), where[CASSETTE], MAX_CASSETTE_LINES, "a flat cap")
+        count_lines(inflated(gz), where[ATTEMPTS], planned, _PLANNED)
+        lines = count_lines(plain(jl), where[CASSETTE], MAX_CASSETTE_LINES, "a flat cap")
         attempts = [
             _model(AttemptRecord, value, place)
             for place, value in _parsed(gz, inflated, where[ATTEMPTS])
@@ -560,6 +560,8 @@ __all__ = [
     "check_consistency",
     "check_early_stop",
     "check_target_copies",
+    "count_lines",
+    "gzip_chunks",
     "load_run",
     "open_regular",
     "read_config",
