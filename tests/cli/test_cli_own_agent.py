@@ -5,7 +5,6 @@ http.server on 127.0.0.1 that searches through ``tools_url`` and answers, run wi
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import threading
 import urllib.request
@@ -129,7 +128,7 @@ def test_read_usage_reads_our_counts_and_nothing_else() -> None:
     assert read_usage({"prompt_tokens": 10**13, "completion_tokens": 2}) is None
 
 
-@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen")
+@pytest.mark.usefixtures("ssh_keygen")  # installed when missing, never skipped
 @pytest.mark.parametrize(
     "usage",
     [

@@ -1,40 +1,12 @@
-"""ssh-keygen is the reference implementation: install it when missing (CI as root), or fail
-loudly — interop tests never skip."""
+"""Keys made by ssh-keygen, the reference implementation (the ``ssh_keygen`` fixture, in
+tests/conftest.py, installs it when missing or fails loudly: interop tests never skip)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-
-
-def ensure_ssh_keygen() -> str:
-    found = shutil.which("ssh-keygen")
-    if found:
-        return found
-    apt = shutil.which("apt-get")
-    if apt and os.geteuid() == 0:
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run([apt, "update"], check=True, capture_output=True, env=env)
-        subprocess.run(
-            [apt, "install", "-y", "openssh-client"], check=True, capture_output=True, env=env
-        )
-        found = shutil.which("ssh-keygen")
-        if found:
-            return found
-    pytest.fail(
-        "ssh-keygen (openssh-client) is required for the SSHSIG interop tests and could not be "
-        "installed (needs root and apt-get); install openssh-client",
-        pytrace=False,
-    )
-
-
-@pytest.fixture(scope="session")
-def ssh_keygen() -> str:
-    return ensure_ssh_keygen()
 
 
 @pytest.fixture
