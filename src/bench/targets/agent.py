@@ -104,25 +104,7 @@ class HttpAgentTarget:
         reply = await self._endpoint.post("", body, None)
         data = reply.body
         recorded = {**body, "tools_url": recorded_tools_url(tools_url)}
-        if "answer" not in data:
-            keys = ", ".join(sorted(data)) or "none"
-            raise AgentReplyError(
-                f"the agent's reply has no 'answer' (keys: {keys})",
-                code="AGENT_NO_ANSWER",
-                request=recorded,
-                response=data,
-            )
-        answer = data["answer"]
-        if not isinstance(answer, str):
-            raise AgentReplyError(
-                f"the agent's 'answer' is a {type(answer).__name__}, not a string",
-                code="AGENT_BAD_ANSWER",
-                request=recorded,
-                response=data,
-            )
-        return AgentReply(
-            answer=answer, usage=read_usage(data.get("usage")), request=recorded, response=data
-        )
+        return agent_reply(recorded, data)
 
     def limit_in_flight(self, concurrency: int) -> None:
         """Before a run: its requests in flight at the server (``inflight``)."""
@@ -132,4 +114,29 @@ class HttpAgentTarget:
         await self._endpoint.aclose()
 
 
-__all__ = ["AgentReplyError", "HttpAgentTarget", "read_usage", "recorded_tools_url"]
+def agent_reply(request: dict[str, Any], response: dict[str, Any]) -> AgentReply:
+    """The agent's turn from its reply body: ``AGENT_NO_ANSWER`` / ``AGENT_BAD_ANSWER`` (with
+    the request and reply, so the trace keeps them) when it has no string ``answer``. The run
+    and verify's re-drive both read a reply here, so an errored attempt's reason is the same
+    words in both (verify binds it, ``verify.binding``)."""
+    if "answer" not in response:
+        keys = ", ".join(sorted(response)) or "none"
+        raise AgentReplyError(
+            f"the agent's reply has no 'answer' (keys: {keys})",
+            code="AGENT_NO_ANSWER",
+            request=request,
+            response=response,
+        )
+    answer = response["answer"]
+    if not isinstance(answer, str):
+        raise AgentReplyError(
+            f"the agent's 'answer' is a {type(answer).__name__}, not a string",
+            code="AGENT_BAD_ANSWER",
+            request=request,
+            response=response,
+        )
+    usage = read_usage(response.get("usage"))
+    return AgentReply(answer=answer, usage=usage, request=request, response=response)
+
+
+__all__ = ["AgentReplyError", "HttpAgentTarget", "agent_reply", "read_usage", "recorded_tools_url"]

@@ -51,7 +51,7 @@ from bench.runner.agent import ToolServer, ToolSession
 from bench.runner.attempt import Attempt, EntrantFault
 from bench.runner.budget import Meter, OverBudget, effective_budget
 from bench.runner.recording import RequestRecorder
-from bench.targets.agent import TOKEN_REDACTED, AgentReplyError, read_usage, wire_messages
+from bench.targets.agent import TOKEN_REDACTED, agent_reply, wire_messages
 from bench.targets.base import (
     AGENT_KINDS,
     AgentReply,
@@ -166,27 +166,9 @@ class _RecordedAgent:
             )
             raise _RecordingEnds("diverged")
         self.used += 1
-        response = recorded["response"]
-        # The agent's error, recorded with its reply: raised as HttpAgentTarget.run_turn raises
-        # it, word for word (the attempt's reason, which the board shows, is its text).
-        if "answer" not in response:
-            keys = ", ".join(sorted(response)) or "none"
-            raise AgentReplyError(
-                f"the agent's reply has no 'answer' (keys: {keys})",
-                code="AGENT_NO_ANSWER",
-                request=request,
-                response=response,
-            )
-        answer = response["answer"]
-        if not isinstance(answer, str):
-            raise AgentReplyError(
-                f"the agent's 'answer' is a {type(answer).__name__}, not a string",
-                code="AGENT_BAD_ANSWER",
-                request=request,
-                response=response,
-            )
-        usage = read_usage(response.get("usage"))
-        return AgentReply(answer=answer, usage=usage, request=request, response=response)
+        # The agent's error, recorded with its reply, is raised as the run raised it, word for
+        # word (the attempt's reason, which the board shows, is its text).
+        return agent_reply(request, recorded["response"])
 
     async def aclose(self) -> None:
         return None
