@@ -321,3 +321,20 @@ def test_a_partial_run_is_listed_with_no_score_of_any_kind() -> None:
     partial = rows["b"]
     assert not partial.ranked and partial.headline is None and partial.families == []
     assert partial.axes == {} and partial.languages == []
+
+
+def test_rows_ranked_with_other_time_limits_or_budgets_are_named() -> None:
+    """--timeout and task-budget overrides are in neither the fingerprint nor the cohort key,
+    and verify cannot check the limit a run really had: the cohort names the rows that set
+    their own, and says nothing when every row kept the tasks' own."""
+    ids = [f"t{i}" for i in range(12)]
+    fams = dict.fromkeys(ids, "qa")
+    same = [entry(n, dict.fromkeys(ids, 0.5), fams) for n in ("a", "b")]
+    assert not build_rows(same, inputs_hash="x", seed=1, B=50).warnings
+    own = {"model": "c", "time_limit_s": 600.0, "task_budget": {"tokens": 9000}}
+    loose = entry("c", dict.fromkeys(ids, 0.5), fams, config=own)
+    warnings = " ".join(build_rows([*same, loose], inputs_hash="x", seed=1, B=50).warnings)
+    assert "other attempt time limits than the rest" in warnings
+    assert f"{loose.key}: 600 s" in warnings
+    assert f"{loose.key}: tokens 9000" in warnings
+    assert same[0].key not in warnings

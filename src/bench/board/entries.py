@@ -16,6 +16,7 @@ from bench.core.suite import DEFAULT_SUITE_NAME
 from bench.core.text import display_text
 
 if TYPE_CHECKING:
+    from bench.records.run import RunConfig
     from bench.reports.summary import RunSummary
     from bench.stats import HeadlineResult
 
@@ -155,6 +156,11 @@ def transcript_link(
     return f"{base}/attempts/{task_id}--r0.json"
 
 
+def _overrides(config: RunConfig) -> dict[str, object]:
+    """The task budget the run set over every task's own (``--task-budget-*``): its set fields."""
+    return {k: v for k, v in config.task_budget.model_dump(mode="json").items() if v is not None}
+
+
 def _rate(value: object) -> str:
     return f"${value:g}" if isinstance(value, int | float) else "?"
 
@@ -229,6 +235,14 @@ def from_summary(
             "judge": config.judge.get("fingerprint") if config.judge else None,
             **({"subset": label} if (label := config.task_set.subset_label()) else {}),
             **({} if suite.is_default else {"suite": suite.label()}),
+            # Neither is in the cohort key (a run with its own limits is ranked with the rest),
+            # so the card shows them and the cohort notes rows whose limits differ (rows.py).
+            **(
+                {"time_limit_s": config.attempt_timeout_s}
+                if config.attempt_timeout_s is not None
+                else {}
+            ),
+            **({"task_budget": overrides} if (overrides := _overrides(config)) else {}),
         },
         task_set_hash=config.task_set.content_hash,
         split=config.task_set.split,

@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from bench.core.suite import DEFAULT_SUITE_NAME
 from bench.reports.order import SHOWN_DECIMALS, order_key
@@ -115,6 +115,32 @@ def _stats_of(
     }
 
 
+def limit_notes(ranked: list[EntryInput]) -> list[str]:
+    """A note for rows ranked together whose runs set other time limits (``--timeout``) or task
+    budgets than the rest: neither is in the cohort key, and verification cannot check the
+    limit a run really had (latency is the submitter's own clock), so a reader is told."""
+    notes = []
+    for key, what in (("time_limit_s", "attempt time limits"), ("task_budget", "task budgets")):
+        chosen = {e.key: e.config.get(key) for e in ranked}
+        if len({repr(v) for v in chosen.values()}) < 2:
+            continue
+        shown = "; ".join(f"{k}: {_limit(v)}" for k, v in sorted(chosen.items()) if v is not None)
+        notes.append(
+            f"these rows ran with other {what} than the rest (the submitter's setting, not in "
+            f"the cohort key, not checked by verification): {shown}; every other row: each "
+            "task's own"
+        )
+    return notes
+
+
+def _limit(value: object) -> str:
+    if isinstance(value, int | float):
+        return f"{value:g} s"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {v}" for k, v in sorted(value.items()))
+    return str(value)
+
+
 def _cohort(
     members: list[EntryInput], *, B: int, seed: int, frontier_B: int, level: float
 ) -> CohortRows:
@@ -134,6 +160,7 @@ def _cohort(
         warnings.append(f"ranked on the {len(tasks)} tasks every entry scored, of {len(union)}")
     if ranked and not tasks:
         ranked = []
+    warnings += limit_notes(ranked)
     # From a ranked entry: every one scored each of ``tasks``. The first member may be a run
     # cut short (listed, not ranked), which lacks most of them.
     family_of = ranked[0].families if ranked else {}
@@ -267,4 +294,4 @@ def build_rows(
     )
 
 
-__all__ = ["build_rows", "latest_per_key", "suite_label"]
+__all__ = ["build_rows", "latest_per_key", "limit_notes", "suite_label"]

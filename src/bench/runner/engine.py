@@ -121,7 +121,8 @@ async def _perform(plan: RunPlan, task: Task, repeat: int) -> tuple[AttemptRecor
         tools=plan.tools,
     )
     # --timeout replaces the task's own limit, up or down (a slow local engine needs more than
-    # a task's default); the config records it, so runs with other limits never share a cohort.
+    # a task's default). The config records it; it is not in the cohort key, so the board names
+    # rows ranked beside others that kept the tasks' own limits (board.rows.limit_notes).
     limits = [config.attempt_timeout_s or task.limits.timeout_s]
     seconds_cap = budget.seconds
     timeout = min([*limits, seconds_cap] if seconds_cap is not None else limits)
