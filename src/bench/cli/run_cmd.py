@@ -205,7 +205,7 @@ def _error_lines(records: Iterable[AttemptRecord], width: int = 110) -> list[str
     type=click.Choice(["text", "json"]),
     default="text",
     show_default=True,
-    help="The summary at the end: text, or the versioned JSON report (schema/report).",
+    help="The summary at the end: text, or the versioned JSON report (schema/report.schema.json).",
 )
 @click.option(
     "--fail-on-safety",
