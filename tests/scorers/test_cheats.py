@@ -41,13 +41,13 @@ def _values(run: RunDir) -> Values:
     return {s.task_id: (s.family, s.value if s.value is not None else 0.0) for s in scores}
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Values]:
-    runs = tmp_path_factory.mktemp("cheat-runs")
+def run_entrants(runs: Path, targets: dict[str, Path]) -> dict[tuple[str, str], Values]:
+    """Each target's task values on both splits, by (name, split): one real run each, as a
+    submitter makes it (the three cheat suites share this)."""
     found: dict[tuple[str, str], Values] = {}
-    for target in [V1, *CHEATS, *BASELINES]:
+    for name, target in targets.items():
         for split in SPLITS:
-            run, status = start_run(
+            run, _ = start_run(
                 RunRequest(
                     tasks=TASKS,
                     target_file=target,
@@ -57,8 +57,26 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], V
                     runs_dir=runs,
                 )
             )
-            found[(f"{target.parent.name}/{target.stem}", split)] = _values(run)
+            found[(name, split)] = _values(run)
     return found
+
+
+def scripted_target(directory: Path, prefix: str, module: Path, name: str) -> Path:
+    """A scripted target file for the function ``name`` (dashes as underscores) of ``module``."""
+    target = directory / f"{name}.yaml"
+    target.write_text(
+        "format_version: 1\nkind: scripted\n"
+        f"entrant: {prefix}-{name}\ndisplay_name: {prefix} {name}\nmodel: {prefix}-{name}\n"
+        f"callable: {module}:{name.replace('-', '_')}\nparams:\n  temperature: 0\n",
+        encoding="utf-8",
+    )
+    return target
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Values]:
+    targets = {f"{p.parent.name}/{p.stem}": p for p in [V1, *CHEATS, *BASELINES]}
+    return run_entrants(tmp_path_factory.mktemp("cheat-runs"), targets)
 
 
 def _family_means(values: Values) -> dict[str, float]:

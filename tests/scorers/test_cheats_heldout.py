@@ -17,45 +17,27 @@ from pathlib import Path
 
 import pytest
 
-from bench.runner import RunRequest, start_run
-
 from .heldout_cheats import HELDOUT
-from .test_cheats import CEILING, SPLITS, TASKS, V1, Values, _family_means, _paired, _values
+from .test_cheats import (
+    CEILING,
+    SPLITS,
+    V1,
+    Values,
+    _family_means,
+    _paired,
+    run_entrants,
+    scripted_target,
+)
 
 HERE = Path(__file__).resolve().parent
-
-
-def _target(directory: Path, name: str) -> Path:
-    target = directory / f"{name}.yaml"
-    function = name.replace("-", "_")
-    target.write_text(
-        "format_version: 1\nkind: scripted\n"
-        f"entrant: heldout-{name}\ndisplay_name: heldout {name}\nmodel: heldout-{name}\n"
-        f"callable: {HERE / 'heldout_cheats.py'}:{function}\nparams:\n  temperature: 0\n",
-        encoding="utf-8",
-    )
-    return target
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Values]:
     runs = tmp_path_factory.mktemp("heldout-runs")
-    targets = {"v1": V1, **{name: _target(runs, name) for name in HELDOUT}}
-    found: dict[tuple[str, str], Values] = {}
-    for name, target in targets.items():
-        for split in SPLITS:
-            run, _ = start_run(
-                RunRequest(
-                    tasks=TASKS,
-                    target_file=target,
-                    split=split,
-                    repeats=1,
-                    concurrency=8,
-                    runs_dir=runs,
-                )
-            )
-            found[(name, split)] = _values(run)
-    return found
+    module = HERE / "heldout_cheats.py"
+    targets = {name: scripted_target(runs, "heldout", module, name) for name in HELDOUT}
+    return run_entrants(runs, {"v1": V1, **targets})
 
 
 def test_every_heldout_cheat_has_a_function() -> None:

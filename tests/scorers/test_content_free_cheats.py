@@ -29,11 +29,19 @@ from pathlib import Path
 import pytest
 
 from bench.core.trace import Message, ToolCall, Trace
-from bench.runner import RunRequest, start_run
 from bench.scorers.answers import problem
 
 from .content_free_cheats import CONTENT_FREE
-from .test_cheats import CEILING, SPLITS, TASKS, V1, Values, _family_means, _paired, _values
+from .test_cheats import (
+    CEILING,
+    SPLITS,
+    V1,
+    Values,
+    _family_means,
+    _paired,
+    run_entrants,
+    scripted_target,
+)
 
 HERE = Path(__file__).resolve().parent
 KNOWN_OPEN = frozenset({"refuse-and-quote", "shifted-boundaries"})
@@ -49,38 +57,12 @@ SPLIT_WORDS = (
 )
 
 
-def _target(directory: Path, name: str) -> Path:
-    target = directory / f"{name}.yaml"
-    target.write_text(
-        "format_version: 1\nkind: scripted\n"
-        f"entrant: content-free-{name}\ndisplay_name: content-free {name}\n"
-        f"model: content-free-{name}\n"
-        f"callable: {HERE / 'content_free_cheats.py'}:{name.replace('-', '_')}\n"
-        "params:\n  temperature: 0\n",
-        encoding="utf-8",
-    )
-    return target
-
-
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Values]:
     runs = tmp_path_factory.mktemp("content-free-runs")
-    targets = {"v1": V1, **{name: _target(runs, name) for name in CONTENT_FREE}}
-    found: dict[tuple[str, str], Values] = {}
-    for name, target in targets.items():
-        for split in SPLITS:
-            run, _ = start_run(
-                RunRequest(
-                    tasks=TASKS,
-                    target_file=target,
-                    split=split,
-                    repeats=1,
-                    concurrency=8,
-                    runs_dir=runs,
-                )
-            )
-            found[(name, split)] = _values(run)
-    return found
+    module = HERE / "content_free_cheats.py"
+    targets = {name: scripted_target(runs, "content-free", module, name) for name in CONTENT_FREE}
+    return run_entrants(runs, {"v1": V1, **targets})
 
 
 def test_every_cheat_has_its_function() -> None:
