@@ -180,6 +180,23 @@ def test_unknown_cost_is_not_measured_never_zero(mini: Path) -> None:
     assert summary.cost_note == "not measured (3 of 3 attempts report no cost)"
 
 
+def test_the_report_names_the_missing_pricing_as_the_reason_cost_is_not_measured(
+    mini: Path,
+) -> None:
+    from bench.reports.terminal import render_summary
+
+    hint = "cost is not measured: the target file sets no `pricing:`"
+    target = mini / "targets" / "good.yaml"
+    unpriced = mini / "targets" / "unpriced.yaml"
+    lines = [line for line in target.read_text().splitlines() if not line.startswith("pricing")]
+    unpriced.write_text("\n".join(lines).replace("mini-good", "mini-unpriced") + "\n")
+    run, _ = start_run(request(mini, "unpriced"))
+    assert any(hint in line for line in render_summary(summarize(run)))
+    # With rates but no token counts the cause is the endpoint, not the file: no such hint.
+    run, _ = start_run(request(mini, "no_usage"))
+    assert not any(hint in line for line in render_summary(summarize(run)))
+
+
 def test_a_task_nothing_could_decide_is_not_scorable_and_named(mini: Path) -> None:
     tasks = mini / "tasks" / "mini.yaml"
     text = tasks.read_text()

@@ -93,6 +93,12 @@ def render_summary(summary: RunSummary) -> list[str]:
         f"{errored_tasks} task(s)   cost {summary.cost_note}   tokens {summary.tokens_note}   "
         f"p95 latency {p95}"
     )
+    if summary.cost_usd is None and config.target.get("pricing") is None and summary.scored_tasks:
+        # Without rates there is no cost to measure, whatever the endpoint reports: say the fix.
+        lines.append(
+            "  cost is not measured: the target file sets no `pricing:` "
+            "(dollars per million tokens, docs/TARGETS.md)"
+        )
     if summary.headline is not None:
         head = summary.headline
         parts = [
