@@ -29,7 +29,7 @@ from .model import Board, CohortRows, EntryRow, Estimate, LanguageScore
 RANK_MODE = (
     "per-pair paired bootstrap on the shared resamples: i beats j when i is ahead in more than "
     "{pct} of them (exact sign-flip test instead when fewer than 30 tasks); printed rank = 1 + "
-    "entrants that certainly beat it; not simultaneous over all pairs"
+    "rows that certainly beat it (rows, not distinct entrants); not simultaneous over all pairs"
 )
 SMALL_FAMILY = 10
 ORDER = (
