@@ -29,7 +29,7 @@ scored on its conditions as they are: declining *is* its goal.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
 
 from bench.core.schemacheck import plain_errors, schema_problem, validator
 from bench.core.trace import ToolCall
@@ -47,7 +47,7 @@ from bench.tasks.expectations import (
 )
 from bench.tasks.model import Task, ToolSpec
 
-from .values import not_json
+from .values import matches_args, not_json
 
 Role = Literal["goal", "condition"]
 
@@ -113,4 +113,48 @@ def reached(task: Task, calls: Iterable[ToolCall]) -> list[ToolCall]:
     return [call for call in calls if not refused(task, call)]
 
 
-__all__ = ["Role", "reached", "refused", "role", "write_tools"]
+# --- writes the world rejected, on arguments no goal asks for ------------------------------
+
+
+def asked_arguments(task: Task) -> dict[str, list[dict[str, Any]]]:
+    """Per tool, the argument subsets the task's goals ask it to be called with (a ``steps``
+    step, a ``state`` with ``times >= 1``)."""
+    asked: dict[str, list[dict[str, Any]]] = {}
+    for expectation in task.expectations:
+        if isinstance(expectation, Steps):
+            for step in expectation.steps:
+                asked.setdefault(step.tool, []).append(step.args)
+        elif isinstance(expectation, State) and expectation.times >= 1:
+            asked.setdefault(expectation.tool, []).append(expectation.args)
+    return asked
+
+
+def rejected_elsewhere(
+    task: Task, call: ToolCall, asked: dict[str, list[dict[str, Any]]] | None = None
+) -> bool:
+    """True when ``call`` is a write the world ran and rejected (a ``case`` error, no result
+    for those arguments) on arguments none of the task's goals ask that tool for, when the
+    goals do ask for it with arguments. Such a call changed nothing the task wants changed, so
+    ``trajectory`` does not count it as the required write having run. Without this, a write
+    sent with a value off by a cent to a tool that answers only the right values (a bill paid
+    with its exact amount) passed the ``trajectory`` goal by being rejected: half the task's
+    credit for a call that did nothing (``rejected-write-by-words`` in
+    ``tests/scorers/gaming_cheats.py``). A rejected call on the arguments a goal asks for
+    (a skip the world says is too late, which the task expects to be tried) still counts."""
+    if call.error is None or call.name not in write_tools(task):
+        return False
+    wanted = (asked if asked is not None else asked_arguments(task)).get(call.name)
+    if not wanted:
+        return False
+    return not any(matches_args(args, call.arguments) for args in wanted)
+
+
+__all__ = [
+    "Role",
+    "asked_arguments",
+    "reached",
+    "refused",
+    "rejected_elsewhere",
+    "role",
+    "write_tools",
+]

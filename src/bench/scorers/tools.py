@@ -40,7 +40,7 @@ from bench.core.score import Verdict
 from bench.tasks.expectations import Trajectory
 
 from .base import ScoringContext, count, failed, names, passed, register, undecided
-from .roles import reached, write_tools
+from .roles import asked_arguments, reached, rejected_elsewhere, write_tools
 
 
 def _order_break(order: list[str], called: list[str]) -> int | None:
@@ -58,8 +58,11 @@ def _order_break(order: list[str], called: list[str]) -> int | None:
 @register("trajectory")
 def score_trajectory(expectation: Trajectory, context: ScoringContext) -> Verdict:
     called = context.trace.tools_called()
-    done = [call.name for call in reached(context.task, context.trace.tool_calls)]
-    ran = set(done)  # what reached its tool: a call the schema refused did nothing
+    asked = asked_arguments(context.task)
+    kept = reached(context.task, context.trace.tool_calls)  # a call the schema refused did nothing
+    # ... and so did a write the world rejected on arguments no goal asks for
+    done = [call.name for call in kept if not rejected_elsewhere(context.task, call, asked)]
+    ran = set(done)
     listing = [f" (called: {names(called)})"]
 
     def shown() -> str:
@@ -84,8 +87,15 @@ def score_trajectory(expectation: Trajectory, context: ScoringContext) -> Verdic
     else:
         held += len(required) - len(missing)
     if missing:
-        refused = [tool for tool in missing if tool in called]
+        reaching = {call.name for call in kept}
+        refused = [tool for tool in missing if tool in called and tool not in reaching]
+        rejected = [tool for tool in missing if tool in reaching]
         why = f"; the schema refused every call of {names(refused)}" if refused else ""
+        if rejected:
+            why += (
+                f"; the world rejected the calls of {names(rejected)} that reached it, on "
+                "arguments the task did not ask for"
+            )
         problems.append(f"missing required tool(s) {names(missing)}{shown()}{why}")
 
     forbidden_ran: list[str] = []
