@@ -22,6 +22,7 @@ import pytest
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolDef
 from bench.targets import ModelRequest, ModelResponse, TargetSpec, build_target
+from bench.targets.base import split_think
 
 REQUEST = ModelRequest(
     model="engine",
@@ -568,6 +569,329 @@ def test_a_content_coding_it_cannot_read_is_said_and_not_retried() -> None:
     error = failing([reply(b"\x1b\x00\x00", JSON, "Content-Encoding: br")], stream=False)
     assert error.code == "ENDPOINT_BAD_RESPONSE" and "content-encoding br" in str(error).lower()
     assert "not retried" in str(error)
+
+
+# --- servers the harness had not met (docs/DECISIONS.md 54) -------------------------------
+
+
+def _plain(content: Any, **message: Any) -> bytes:
+    data = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, **message},
+                "finish_reason": "stop",
+            }  # fmt: skip
+        ],
+    }
+    return reply(json.dumps(data).encode(), JSON)
+
+
+def _anthropic_plain(*blocks: dict[str, Any], stop: str = "end_turn") -> bytes:
+    data = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": list(blocks),
+        "stop_reason": stop,
+        "usage": {"input_tokens": 9, "output_tokens": 3},
+    }
+    return reply(json.dumps(data).encode(), JSON)
+
+
+THOUGHT = "The user wants the weather in Paris."
+
+
+@pytest.mark.parametrize(
+    ("responses", "kind", "stream"),
+    [
+        # Together's and SiliconFlow's DeepSeek-R1, Groq's ``reasoning_format: "raw"``, Ollama
+        # before its ``think`` option (langgenius/dify#13152, simonw/llm#719): the reasoning
+        # in <think> tags at the head of ``content``.
+        ([_plain(f"<think>\n{THOUGHT}\n</think>\n\nSunny.")], "openai", False),
+        # The same streamed, the tags split across chunks.
+        (
+            [
+                reply(
+                    sse(
+                        chunk({"role": "assistant", "content": "<thi"}),
+                        chunk({"content": f"nk>{THOUGHT}</th"}),
+                        chunk({"content": "ink>\n\nSun"}),
+                        chunk({"content": "ny."}),
+                        chunk({}, finish="stop"),
+                    )
+                )
+            ],
+            "openai",
+            True,
+        ),
+        # DeepSeek-R1-Distill's chat template opens the block in the prompt, so the answer has
+        # only the closing tag (ollama/ollama#4788: a stream whose content piece is "</think>").
+        ([_plain(f"{THOUGHT}\n</think>\n\nSunny.")], "openai", False),
+        # A gateway's Anthropic route in front of such a server.
+        (
+            [_anthropic_plain({"type": "text", "text": f"<think>{THOUGHT}</think>Sunny."})],
+            "anthropic",
+            False,
+        ),
+    ],
+    ids=["plain", "streamed", "template-opened", "anthropic"],
+)
+def test_reasoning_in_think_tags_is_not_the_answer(
+    responses: list[bytes], kind: str, stream: bool
+) -> None:
+    """Was: the reasoning scored as part of the answer, so a judge read it and a phrase the
+    model only thought about counted as said."""
+    response, engine = complete(responses, kind, stream=stream)
+    assert response.content == "Sunny." and len(engine.bodies) == 1
+    assert response.raw is not None and THOUGHT in json.dumps(response.raw["response"])
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_a_think_block_never_closed_is_no_answer(stream: bool) -> None:
+    """The tokens ran out inside the reasoning: no answer (the entrant's empty response), and a
+    stream that carried it is not asked again. Was: the reasoning scored as the answer."""
+    if stream:
+        body = reply(sse(chunk({"content": f"<think>\n{THOUGHT}"}), chunk({}, finish="length")))
+    else:
+        body = _plain(f"<think>\n{THOUGHT}")
+    error = failing([body, _plain("Sunny.")], stream=stream)
+    assert error.code == "ENTRANT_EMPTY_RESPONSE"
+    assert f"{len(THOUGHT) + 1} characters of reasoning" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("streamed", "kind"),
+    [
+        # vLLM / llama.cpp / DeepSeek: ``reasoning_content`` (or ``reasoning``) and no content,
+        # ``finish_reason: "length"``.
+        (
+            sse(
+                chunk({"role": "assistant", "content": None, "reasoning": THOUGHT}),
+                chunk({}, finish="length"),
+            ),
+            "openai",
+        ),
+        # Anthropic extended thinking cut by ``max_tokens``: a thinking block and no text.
+        (
+            anthropic_sse(
+                {
+                    "type": "message_start",
+                    "message": {"id": "m", "role": "assistant", "content": []},
+                },
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "thinking", "thinking": ""},
+                },
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "thinking_delta", "thinking": THOUGHT},
+                },
+                {"type": "content_block_stop", "index": 0},
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "max_tokens"},
+                    "usage": {"output_tokens": 9},
+                },
+                {"type": "message_stop"},
+            ),
+            "anthropic",
+        ),
+    ],
+    ids=["openai", "anthropic"],
+)
+def test_a_stream_that_only_reasoned_is_not_asked_again(streamed: bytes, kind: str) -> None:
+    """A stream that carried the model's reasoning was served: its empty answer is the
+    entrant's, not a stream to ask for again unstreamed (that is for a stream that carried
+    nothing, as a gateway relays one its server closed early). Was: asked twice, the second
+    answer scored, and the run's summary counted a stream not served."""
+    plain = _anthropic_plain({"type": "text", "text": "Sunny."}) if kind == "anthropic" else PLAIN
+    error = failing([reply(streamed), reply(plain, JSON)], kind)
+    assert error.code == "ENTRANT_EMPTY_RESPONSE" and "characters of reasoning" in str(error)
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["text/plain; charset=utf-8", "application/octet-stream", "application/json", None],
+)
+def test_an_event_stream_under_another_media_type_is_read_as_one(content_type: str | None) -> None:
+    """Hand-made servers (a FastAPI ``StreamingResponse`` without a media type,
+    langgenius/dify#4120) send events under another type or none; OpenAI's SDK reads a
+    stream's body as events whatever its type, so they work with it. Was: ENDPOINT_BAD_JSON,
+    retried, the attempt errored."""
+    head = f"Content-Type: {content_type}\r\n" if content_type else ""
+    response_bytes = f"HTTP/1.1 200 OK\r\n{head}Content-Length: {len(GOOD)}\r\n\r\n".encode() + GOOD
+    response, engine = complete([response_bytes])
+    assert response.content == "Sunny." and len(engine.bodies) == 1
+    assert response.raw is not None and len(response.raw["events"]) == 3
+
+
+def test_an_event_stream_that_begins_with_a_byte_order_mark() -> None:
+    """The SSE rule (html.spec.whatwg.org, "Parsing an event stream"): one leading U+FEFF is
+    not part of the stream. Was: the first event's field name read as "\\ufeffdata", the
+    event dropped."""
+    body = "\ufeff".encode() + sse(chunk({"content": "Sunny."}), chunk({}, finish="stop"))
+    response, engine = complete([reply(body)])
+    assert response.content == "Sunny." and len(engine.bodies) == 1
+
+
+def _text_stream(*tail: dict[str, Any]) -> bytes:
+    return anthropic_sse(
+        {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": "Sunny."},
+        },
+        {"type": "content_block_stop", "index": 0},
+        *tail,
+    )
+
+
+def test_an_anthropic_stream_that_ends_after_its_stop_reason() -> None:
+    """A body that ends after ``message_delta`` with its ``stop_reason`` and no
+    ``message_stop``: every block came before it, so the answer is whole, as an OpenAI stream
+    may end after its ``finish_reason`` with no ``[DONE]``. Was: ENDPOINT_BAD_JSON, retried,
+    errored. One cut before its stop_reason is still retried."""
+    delta = {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn"},
+        "usage": {"output_tokens": 2},
+    }
+    response, engine = complete([reply(_text_stream(delta))], "anthropic")
+    assert response.content == "Sunny." and len(engine.bodies) == 1
+    error = failing([reply(_text_stream())], "anthropic")
+    assert error.code == "ENDPOINT_BAD_JSON" and "before message_stop" in str(error)
+
+
+def test_an_empty_input_json_delta_keeps_the_input_its_block_started_with() -> None:
+    """Anthropic's own streams open a tool's input with ``"partial_json": ""`` (docs.anthropic
+    .com, "Streaming Messages"); a proxy that gives the whole input in ``content_block_start``
+    and then that empty delta lost it. Was: the call made with ``{}``."""
+    events = [
+        {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "get_weather",
+                "input": {"city": "Paris"},
+            },
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": ""},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 9},
+        },
+        {"type": "message_stop"},
+    ]
+    response, _ = complete([reply(anthropic_sse(*events))], "anthropic")
+    assert calls(response) == [PARIS]
+
+
+def _refusal(status: str, error: dict[str, Any]) -> bytes:
+    body = json.dumps(error).encode()
+    return (
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        # Mistral (openai/openai-agents-python#442): a 422, pydantic's words.
+        _refusal(
+            "422 Unprocessable Entity",
+            {
+                "object": "error",
+                "message": {
+                    "detail": [
+                        {
+                            "type": "extra_forbidden",
+                            "loc": ["body", "stream_options", "include_usage"],
+                            "msg": "Extra inputs are not permitted",
+                            "input": True,
+                        }
+                    ]
+                },
+                "type": "invalid_request_error",
+            },
+        ),
+        # Azure AI Foundry (CherryHQ/cherry-studio#9214): a 400 in other words.
+        _refusal(
+            "400 Bad Request",
+            {
+                "detail": "Extra parameters ['stream_options'] are not allowed when "
+                "extra-parameters is not set or set to be 'error'."
+            },
+        ),
+    ],
+    ids=["mistral-422", "azure-400"],
+)
+def test_a_server_that_refuses_stream_options_is_asked_without_them(refusal: bytes) -> None:
+    """Was: every streamed call a harness fault (REQUEST_REFUSED) or the entrant's error
+    (ENDPOINT_REJECTED), whatever the model would have answered."""
+    response, engine = complete([refusal, reply(GOOD)])
+    assert response.content == "Sunny."
+    assert ["stream_options" in body for body in engine.bodies] == [True, False]
+    assert engine.bodies[1]["stream"] is True
+    assert response.raw is not None and response.raw["warnings"] == ["stream_options_refused"]
+    assert "stream_options" not in response.raw["request"]
+
+
+def test_a_refusal_that_does_not_name_stream_options_is_not_asked_again() -> None:
+    error = failing([_refusal("400 Bad Request", {"error": {"message": "bad model"}})] * 2)
+    assert error.code == "ENDPOINT_REJECTED"
+
+
+@pytest.mark.parametrize(
+    ("header", "wait"),
+    [("retry-after-ms: 20", 0.02), ("retry-after-ms: 20\r\nRetry-After: 1", 0.02)],
+    ids=["ms-alone", "ms-first"],
+)
+def test_retry_after_ms_is_read(header: str, wait: float) -> None:
+    """Azure OpenAI sends ``retry-after-ms`` with a 429, alone or beside ``Retry-After``
+    (learn.microsoft.com, Azure OpenAI quotas; OpenAI's SDKs read it first). Was: ignored, so
+    a throttled call waited the back-off curve instead of what the server asked."""
+    throttled = (
+        f"HTTP/1.1 429 Too Many Requests\r\n{header}\r\nContent-Type: application/json\r\n"
+        "Content-Length: 2\r\n\r\n{}"
+    ).encode()
+    response, _ = complete([throttled, reply(PLAIN, JSON)], stream=False)
+    assert response.raw is not None and response.raw["attempts"][0]["retry_after_s"] == wait
+
+
+@pytest.mark.parametrize(
+    ("text", "answer", "reasoning"),
+    [
+        ("Sunny.", "Sunny.", ""),
+        ("\n<think>a</think>\n\nSunny.", "Sunny.", "a"),
+        ("a</think>Sunny.", "Sunny.", "a"),
+        ("<think>a", "", "a"),
+        ("<think></think>Sunny.", "Sunny.", ""),
+        # A tag anywhere but the head is the answer's own text.
+        ("Wrap it in <think> tags.", "Wrap it in <think> tags.", ""),
+        ("Use <think>x</think> here.", "Use <think>x</think> here.", ""),
+        ("<thinking>a</thinking>Sunny.", "<thinking>a</thinking>Sunny.", ""),
+    ],
+)
+def test_split_think(text: str, answer: str, reasoning: str) -> None:
+    assert split_think(text) == (answer, reasoning)
 
 
 # --- shapes already read right ---------------------------------------------------------------

@@ -128,6 +128,8 @@ ENDPOINT_WARNINGS = {
     "without a tool call)",
     "stream_not_served": "a streamed call came back empty (no event, or neither content nor "
     "tool calls), so it was asked again without streaming",
+    "stream_options_refused": "the server refused stream_options, so the call was sent again "
+    "without them (and so was every later call of the run)",
 }
 
 

@@ -19,7 +19,14 @@ from typing import Any
 from bench.core.errors import EntrantError
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
 
-from .base import ModelRequest, ModelResponse, TargetSpec, choice_warnings, token_counts
+from .base import (
+    ModelRequest,
+    ModelResponse,
+    TargetSpec,
+    choice_warnings,
+    split_think,
+    token_counts,
+)
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object
 from .openai import EMPTY_PARAMETERS, tool_arguments
 
@@ -175,11 +182,19 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
                     arguments_error=problem,
                 )
             )
-    content = "".join(texts)
+    # Reasoning in <think> tags at the head of the text is not the answer (split_think): a
+    # proxy in front of a reasoning model served without a reasoning parser.
+    content, thought = split_think("".join(texts))
     if not content.strip() and not calls:
+        thought += "".join(
+            block["thinking"]
+            for block in blocks
+            if isinstance(block, dict) and isinstance(block.get("thinking"), str)
+        )
+        extra = f", {len(thought)} characters of reasoning" if thought else ""
         raise EntrantError(
             "the endpoint answered with neither content nor tool calls "
-            f"(stop_reason {data.get('stop_reason')!r})",
+            f"(stop_reason {data.get('stop_reason')!r}{extra})",
             code="ENTRANT_EMPTY_RESPONSE",
         )
     return ModelResponse(content=content, tool_calls=calls, usage=parse_usage(data.get("usage")))
@@ -195,6 +210,21 @@ class MessageStream:
 
     def done(self, event: SseEvent) -> bool:
         return isinstance(event.data, dict) and event.data.get("type") == "message_stop"
+
+    def served(self, body: dict[str, Any]) -> bool:
+        """Whether the assembled body holds a block the model generated (text or thinking):
+        an answer empty after that was generated so, not a stream left unserved."""
+        return any(
+            isinstance(block, dict)
+            and (
+                block.get("type") == "redacted_thinking"
+                or any(
+                    isinstance(block.get(key), str) and block[key].strip()
+                    for key in ("text", "thinking")
+                )
+            )
+            for block in body.get("content") or []
+        )
 
     def assemble(self, events: list[SseEvent]) -> dict[str, Any]:
         message: dict[str, Any] = {}
@@ -240,7 +270,10 @@ class MessageStream:
                     usage.update(_said(data["usage"]))
             elif kind == "message_stop":
                 finished = True
-        if not finished:
+        if not finished and stop_reason is None:
+            # The body ended after a message_delta with its stop_reason: every block came
+            # before it, so the answer is whole (OpenAI's streams likewise may end after
+            # their finish_reason with no [DONE]).
             raise AttemptFailed(
                 Failure(
                     code="ENDPOINT_BAD_JSON",
@@ -261,6 +294,8 @@ class MessageStream:
             if block is None:
                 continue
             text = "".join(pieces)
+            if not text.strip():
+                continue  # empty deltas add nothing to the input content_block_start gave
             arguments, problem = tool_arguments(text)
             if problem is None:
                 block["input"] = arguments

@@ -107,6 +107,31 @@ def choice_warnings(required: bool, response: ModelResponse) -> list[str]:
     return [TOOL_CHOICE_NOT_ENFORCED] if required and not response.tool_calls else []
 
 
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+def split_think(text: str) -> tuple[str, str]:
+    """``(answer, reasoning)``: a text that begins with the model's reasoning in ``<think>``
+    tags (DeepSeek-R1, QwQ, Qwen3 served without a reasoning parser: Ollama, Together, Groq's
+    ``raw`` format, vLLM and llama.cpp left to their defaults) split into the answer after the
+    block and the reasoning in it. A chat template that opens the block itself leaves only the
+    ``</think>``: the text before it is the reasoning. A block never closed (the tokens ran
+    out) is all reasoning, and the answer is empty. Any other text is all answer
+    (docs/DECISIONS.md 54)."""
+    if "think>" not in text:  # neither tag: the common case, kept cheap
+        return text, ""
+    body = text.lstrip()
+    if body.startswith(THINK_OPEN):
+        end = body.find(THINK_CLOSE)
+        if end < 0:
+            return "", body[len(THINK_OPEN) :]
+        return body[end + len(THINK_CLOSE) :].lstrip(), body[len(THINK_OPEN) : end]
+    end = text.find(THINK_CLOSE)
+    if end >= 0 and THINK_OPEN not in text[:end]:
+        return text[end + len(THINK_CLOSE) :].lstrip(), text[:end]
+    return text, ""
+
+
 def token_counts(
     usage: dict[str, Any], names: tuple[str, ...], nullable: tuple[str, ...] = ()
 ) -> dict[str, int] | None:

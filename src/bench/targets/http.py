@@ -6,11 +6,12 @@ Everything else fails at once: 400/401/403/404/422 and any other 4xx, a redirect
 the wrong shape.
 
 Waiting: before retry *n* the target waits ``uniform(0, min(cap, base * 2**(n-1)))`` (full
-jitter, from a seeded ``random.Random``), or what ``Retry-After`` asks (seconds or an HTTP date)
-plus a little jitter. After a 429 every concurrent request of the same target waits out the
-same pause before its next attempt. Each HTTP attempt is bounded as a whole
-(``timeouts.request_s``, not only per chunk as httpx's read timeout is), and the whole call with
-every retry by ``timeouts.deadline_s``; a wait that would pass the deadline is not started.
+jitter, from a seeded ``random.Random``), or what ``Retry-After`` asks (seconds or an HTTP date;
+``retry-after-ms`` first when sent) plus a little jitter. After a 429 every concurrent request
+of the same target waits out the same pause before its next attempt. Each HTTP attempt is
+bounded as a whole (``timeouts.request_s``, not only per chunk as httpx's read timeout is), and
+the whole call with every retry by ``timeouts.deadline_s``; a wait that would pass the deadline
+is not started.
 
 Nothing sent in headers (the API key) is recorded; the key is scrubbed from anything the
 server sends back before it reaches a trace.
@@ -19,6 +20,11 @@ The transport: plain ``http://`` with no proxy in the way (loopback always; anot
 no ``http_proxy``/``HTTP_PROXY``/``all_proxy``/``ALL_PROXY`` is set) goes over ``wire``, our own
 small HTTP/1.1 client, because httpx costs several times its CPU per request; ``https://`` and
 proxied URLs go over httpx. Both map to the same failure codes.
+
+Over 800 lines: the retry loop, the status classification and the event-stream reading raise
+the same ``AttemptFailed`` under the same body caps. The event-stream reading (``SseParser``
+to ``_finish_body``, ~150 lines) is the part to move out next, with ``Failure`` and
+``loads_strict`` in a module of their own so that nothing imports in a circle.
 """
 
 from __future__ import annotations
@@ -106,6 +112,10 @@ class StreamFormat(Protocol):
 
     def assemble(self, events: list[SseEvent]) -> dict[str, Any]: ...
 
+    def served(self, body: dict[str, Any]) -> bool:
+        """Whether an assembled body holds anything the model generated, reasoning included."""
+        ...
+
 
 @dataclass
 class Reply:
@@ -156,6 +166,18 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     if seconds != seconds or seconds in (float("inf"), float("-inf")):
         return None
     return max(0.0, seconds)
+
+
+def _retry_after_ms(value: str | None) -> float | None:
+    """``retry-after-ms`` (Azure OpenAI, and OpenAI's SDKs read it first) as seconds; None if
+    absent or not a number of milliseconds."""
+    try:
+        millis = float(value) if value is not None else None
+    except ValueError:
+        return None
+    if millis is None or millis != millis or millis in (float("inf"), float("-inf")):
+        return None
+    return max(0.0, millis / 1000)
 
 
 def as_object(value: Any) -> dict[str, Any]:
@@ -256,7 +278,9 @@ def classify_status(status: int, headers: Mapping[str, str], body: bytes) -> Fai
         # The server says our request does not fit its schema: asking again cannot help, and
         # it is the harness's fault, not the entrant's (recorded as a harness fault).
         return Failure(code=REQUEST_REFUSED, message=message, retryable=False, status=status)
-    retry_after = parse_retry_after(headers.get("retry-after"))
+    retry_after = _retry_after_ms(headers.get("retry-after-ms"))
+    if retry_after is None:
+        retry_after = parse_retry_after(headers.get("retry-after"))
     if status in (408, 429) or status >= 500:
         if status == 408:
             code = "ENDPOINT_TIMEOUT"
@@ -488,14 +512,20 @@ class HttpEndpoint:
         """``post`` and ``parse``; a streamed call that came back empty (a stream closed before
         its first event, ``STREAM_EMPTY``, or an answer with neither content nor tool calls,
         ``EMPTY_RESPONSE``, as a gateway relays the first) is asked once more without
-        streaming. The reply, the request that got it, the warnings to record
-        (``[STREAM_NOT_SERVED]`` after that second call) and the parsed answer."""
+        streaming, unless the stream carried reasoning or text (``StreamFormat.served``). The
+        reply, the request that got it, the warnings to record (``[STREAM_NOT_SERVED]`` after
+        that second call) and the parsed answer."""
         if stream is not None:
+            reply: Reply | None = None
             try:
                 reply = await self.post(path, body, stream)
                 return reply, body, [], parse(reply.body)
             except EntrantError as exc:
                 if exc.code not in (STREAM_EMPTY, EMPTY_RESPONSE):
+                    raise
+                if reply is not None and stream.served(reply.body):
+                    # The stream carried the model's text or reasoning and no answer (its
+                    # tokens ran out while it reasoned): served, so not asked again.
                     raise
             body = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
             try:
@@ -697,17 +727,32 @@ class HttpEndpoint:
                 )
             )
         if stream is not None and "text/event-stream" in headers.get("content-type", "").lower():
-            events = await _read_events(response, stream)
-            if not events:
-                raise AttemptFailed(
-                    Failure(
-                        code=STREAM_EMPTY,
-                        message="the server opened the stream and closed it before its first event",
-                        retryable=False,
-                    )
+            events = await _read_events(response.aiter_bytes(), stream)
+        else:
+            body = await _read_capped(response, MAX_BODY_BYTES)
+            if stream is None or not _SSE_START.match(body):
+                return status, recorded, body
+            # Events under another media type (text/plain, application/octet-stream, none:
+            # a hand-made server's StreamingResponse). OpenAI's own SDK reads a stream's body
+            # as events whatever its type, so such servers work with it and exist.
+            events = await _read_events(_once(body), stream)
+        if not events:
+            raise AttemptFailed(
+                Failure(
+                    code=STREAM_EMPTY,
+                    message="the server opened the stream and closed it before its first event",
+                    retryable=False,
                 )
-            return Reply(status, stream.assemble(events), recorded, events)
-        return status, recorded, await _read_capped(response, MAX_BODY_BYTES)
+            )
+        return Reply(status, stream.assemble(events), recorded, events)
+
+
+# A body that begins as an event stream does: a field name and a colon, or a comment.
+_SSE_START = re.compile(rb"\A(?:\xef\xbb\xbf)?\s*(?:(?:data|event|id|retry)\s*:|:)")
+
+
+async def _once(body: bytes) -> AsyncGenerator[bytes, None]:
+    yield body
 
 
 def scrub_bytes(body: bytes, secrets: tuple[str, ...]) -> bytes:
@@ -766,16 +811,17 @@ async def _finish_body(lines: AsyncIterator[str], size: int) -> None:
                     return
 
 
-async def _read_events(
-    response: httpx.Response | wire.Response, stream: StreamFormat
-) -> list[SseEvent]:
+async def _read_events(body: AsyncIterator[bytes], stream: StreamFormat) -> list[SseEvent]:
     """Events until the format's last one (or the end of the body)."""
     parser = SseParser()
     events: list[SseEvent] = []
     size = 0
+    first = True
     # Lines end at CR, LF or CRLF only, over either transport (``wire.text_lines``).
-    async with closing(wire.text_lines(response.aiter_bytes())) as lines:
+    async with closing(wire.text_lines(body)) as lines:
         async for line in lines:
+            if first:  # the SSE rule: one leading byte order mark is not part of the stream
+                line, first = line.removeprefix("\ufeff"), False
             size += len(line) + 1
             if size > MAX_BODY_BYTES:
                 raise AttemptFailed(

@@ -17,10 +17,18 @@ import json
 import random
 from typing import Any
 
-from bench.core.errors import EntrantError
+from bench.core.errors import EntrantError, HarnessFault
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
 
-from .base import ModelRequest, ModelResponse, TargetSpec, choice_warnings, token_counts
+from .base import (
+    REQUEST_REFUSED,
+    ModelRequest,
+    ModelResponse,
+    TargetSpec,
+    choice_warnings,
+    split_think,
+    token_counts,
+)
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object, loads_strict
 
 PATH = "/chat/completions"
@@ -191,7 +199,8 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
     message = choice.get("message")
     if not isinstance(message, dict):
         raise EntrantError("the first choice has no message", code="ENDPOINT_BAD_RESPONSE")
-    content = _text(message.get("content"))
+    # Reasoning in <think> tags at the head of the content is not the answer (split_think).
+    content, thought = split_think(_text(message.get("content")))
     if not content.strip() and isinstance(message.get("refusal"), str):
         # OpenAI's refusal ("content": null beside it): the model's answer, scored as one.
         content = message["refusal"]
@@ -219,7 +228,7 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
             )
         )
     if not content.strip() and not calls:
-        reasoning = _text(message.get("reasoning_content") or message.get("reasoning"))
+        reasoning = thought + _text(message.get("reasoning_content") or message.get("reasoning"))
         extra = f", {len(reasoning)} characters of reasoning" if reasoning else ""
         raise EntrantError(
             "the endpoint answered with neither content nor tool calls "
@@ -234,6 +243,16 @@ class ChatStream:
 
     def done(self, event: SseEvent) -> bool:
         return bool(event.data == "[DONE]")
+
+    def served(self, body: dict[str, Any]) -> bool:
+        """Whether the assembled body holds text the model generated (content, reasoning or
+        a refusal): an answer empty after that was generated so, not a stream left unserved."""
+        choices = body.get("choices") or [{}]
+        message = as_object(as_object(choices[0]).get("message"))
+        return any(
+            isinstance(message.get(key), str) and message[key].strip()
+            for key in ("content", "reasoning_content", "refusal")
+        )
 
     def assemble(self, events: list[SseEvent]) -> dict[str, Any]:
         head: dict[str, Any] = {}
@@ -388,18 +407,50 @@ def _whole(call: dict[str, Any]) -> bool:
     return True
 
 
+STREAM_OPTIONS_REFUSED = "stream_options_refused"
+"""A warning in an exchange's ``raw``: the server refused the request for its
+``stream_options`` (Mistral: HTTP 422; Azure AI Foundry, Bedrock behind Databricks, some
+gateways: HTTP 400), so it was sent again without them, as every later request of the run is.
+Usage is then whatever the server's stream reports by itself."""
+
+
+def refuses_stream_options(exc: EntrantError | HarnessFault) -> bool:
+    """Whether a call failed because the server does not take ``stream_options``: a refused
+    request (``REQUEST_REFUSED`` or a 4xx, ``ENDPOINT_REJECTED``) whose words name them."""
+    said = str(exc)
+    return exc.code in (REQUEST_REFUSED, "ENDPOINT_REJECTED") and (
+        "stream_options" in said or "include_usage" in said
+    )
+
+
 class OpenAITarget:
     def __init__(self, spec: TargetSpec, *, rng: random.Random | None = None) -> None:
         self.spec = spec
         key = spec.api_key()
         headers = {"authorization": f"Bearer {key}"} if key else {}
         self.http = HttpEndpoint(spec, headers, rng=rng)
+        self._stream_options = True  # until the server refuses them (STREAM_OPTIONS_REFUSED)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         body = request_body(request, self.spec)
-        reply, body, warnings, response = await self.http.post_parsed(
-            PATH, body, ChatStream() if self.spec.stream else None, parse_completion
-        )
+        if not self._stream_options:
+            body.pop("stream_options", None)
+        stream = ChatStream() if self.spec.stream else None
+        try:
+            reply, body, warnings, response = await self.http.post_parsed(
+                PATH, body, stream, parse_completion
+            )
+        except (EntrantError, HarnessFault) as exc:
+            if "stream_options" not in body or not refuses_stream_options(exc):
+                raise
+            # Not the entrant's error nor a request we must send: usage in a stream is asked
+            # for, and a server that does not know the field may refuse it.
+            self._stream_options = False
+            body = {k: v for k, v in body.items() if k != "stream_options"}
+            reply, body, warnings, response = await self.http.post_parsed(
+                PATH, body, stream, parse_completion
+            )
+            warnings = [STREAM_OPTIONS_REFUSED, *warnings]
         # The body is already scrubbed of the key, so is everything parsed from it.
         raw = reply.raw(PATH, body)
         required = body.get("tool_choice") == "required" and bool(body.get("tools"))
@@ -418,8 +469,10 @@ class OpenAITarget:
 __all__ = [
     "ChatStream",
     "OpenAITarget",
+    "STREAM_OPTIONS_REFUSED",
     "parse_completion",
     "parse_usage",
+    "refuses_stream_options",
     "request_body",
     "tool_arguments",
     "wire_messages",

@@ -29,7 +29,14 @@ unset); path plans are counted per distinct plan text:
     reset                        headers and half the body, then a TCP reset
     truncate                     a well-framed 200 whose JSON (or stream) stops half-way
     badargs                      tool-call arguments that are not valid JSON
-    empty                        a 200 with neither content nor tool calls
+    empty                        a 200 with neither content, reasoning nor tool calls (what a
+                                 gateway relays of a stream its server closed early)
+    thinkonly                    the reasoning (``reasoning_content``; a thinking block) and
+                                 no answer: a model whose tokens ran out while it reasoned
+    thinktags                    the reasoning in ``<think>`` tags at the head of the content
+                                 (a reasoning model served without a reasoning parser)
+    nostreamoptions              a request naming ``stream_options`` is HTTP 422 with the
+                                 validation error Mistral's API answers it with
     inband                       an error inside a 200: an error event half-way through a
                                  stream, or an error object as the whole body
     strict                       a server with a strict request schema, as llama-cpp-python's
@@ -99,7 +106,7 @@ MAX_HEAD_BYTES = 64 * 1024
 DEFAULT_MAX_SECONDS = 600.0
 FAULT_KINDS = (
     "drip", "reset", "truncate", "badargs", "empty", "inband", "delay", "strict", "nofinish",
-    "invalid", "nostream",
+    "invalid", "nostream", "thinkonly", "thinktags", "nostreamoptions",
 )  # fmt: skip
 
 
@@ -206,6 +213,19 @@ class Decision:
     content: str
     calls: list[tuple[str, str, dict[str, Any]]]  # (id, name, arguments)
     reasoning: str
+
+
+def _faulted(decision: Decision, fault: Fault | None) -> Decision:
+    """The decision as the ``empty``, ``thinkonly`` and ``thinktags`` faults change it."""
+    kind = fault.kind if fault is not None else ""
+    if kind == "empty":
+        return Decision("", [], "")
+    if kind == "thinkonly":
+        return Decision("", [], decision.reasoning)
+    if kind == "thinktags":
+        content = f"<think>\n{decision.reasoning}\n</think>\n\n{decision.content}"
+        return Decision(content, decision.calls, "")
+    return decision
 
 
 def _obj(value: Any) -> dict[str, Any]:
@@ -427,8 +447,7 @@ def openai_reply(body: dict[str, Any], fault: Fault | None) -> tuple[dict[str, A
     ]
     choice = body.get("tool_choice")
     decision = decide(model, _openai_turns(body.get("messages")), tools, str(choice), "call_")
-    if fault is not None and fault.kind == "empty":
-        decision = Decision("", [], decision.reasoning)
+    decision = _faulted(decision, fault)
     broken = fault is not None and fault.kind == "badargs"
     messages = _list(body.get("messages"))
     prompt, cached, completion = _usage([body.get("tools")], messages, decision)
@@ -524,8 +543,7 @@ def anthropic_reply(
         str(choice.get("type")) if isinstance(choice, dict) else "", "auto"
     )
     decision = decide(model, _anthropic_turns(body.get("messages")), tools, policy, "toolu_")
-    if fault is not None and fault.kind == "empty":
-        decision = Decision("", [], decision.reasoning)
+    decision = _faulted(decision, fault)
     broken = fault is not None and fault.kind == "badargs"
     messages = _list(body.get("messages"))
     prompt, cached, completion = _usage([body.get("tools"), body.get("system")], messages, decision)
@@ -535,11 +553,12 @@ def anthropic_reply(
         "cache_read_input_tokens": cached,
         "cache_creation_input_tokens": 0,
     }
-    thinking = isinstance(body.get("thinking"), dict)
+    only_thought = fault is not None and fault.kind == "thinkonly"
+    thinking = isinstance(body.get("thinking"), dict) or only_thought
     blocks: list[dict[str, Any]] = []
     if thinking:
         blocks.append({"type": "thinking", "thinking": decision.reasoning, "signature": "mock"})
-    if decision.content or not decision.calls:
+    if (decision.content or not decision.calls) and not only_thought:
         blocks.append({"type": "text", "text": decision.content})
     for call_id, name, arguments in decision.calls:
         given: Any = _broken(arguments) if broken else arguments
@@ -960,6 +979,19 @@ class MockServer:
                 f"string [type=string_type] at {where}; the request cannot be served as sent"
             )
             await self._send_json(writer, 500, {"error": {"message": problem}})
+            return
+        if fault is not None and fault.kind == "nostreamoptions" and "stream_options" in body:
+            # Mistral's answer, as quoted in openai/openai-agents-python#442.
+            detail = [
+                {
+                    "type": "extra_forbidden",
+                    "loc": ["body", "stream_options", "include_usage"],
+                    "msg": "Extra inputs are not permitted",
+                    "input": True,
+                }
+            ]
+            refused = {"object": "error", "message": {"detail": detail}}
+            await self._send_json(writer, 422, {**refused, "type": "invalid_request_error"})
             return
         if fault is not None and fault.kind == "strict" and not anthropic:
             refusal = strict_problem(body)
