@@ -310,6 +310,14 @@ class BundlesLoader:
                 run = load_run(bundle)
             except VerifyFailure as exc:
                 return _Refusal(f"{exc.code}: {exc.message}", exc.path, exc.field)
+        if run.config.seed < 0:  # verify refuses it too; here for --no-verify and a build
+            # that shows unverified bundles: the headline's draws take no negative seed.
+            return _Refusal(
+                f"RECORD_INVALID: the seed is {run.config.seed}; a seed is a non-negative "
+                "integer (the headline interval is drawn with it)",
+                str(bundle / "config.json"),
+                "seed",
+            )
         view = _BundleRunDir(bundle, run.config, run.status, tuple(run.attempts))
         try:
             summary = summarize(view)

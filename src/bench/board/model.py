@@ -85,7 +85,9 @@ class EntryRow(Strict):
     subset: str | None = Field(
         None, description="'subset: 43 of 86 public tasks' when the run left out tasks of its split"
     )
-    rank: int | None = Field(None, description="printed rank: 1 + rows of the cohort that certainly beat it")
+    rank: int | None = Field(
+        None, description="printed rank: 1 + rows of the cohort that certainly beat it"
+    )
     rank_hi: int | None = None
     headline: Estimate | None = Field(
         description="the run's own headline: its scored tasks, its recorded seed (the interval "

@@ -43,6 +43,7 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from bench.core.budget import Budget
+from bench.core.rng import MAX_SEED
 from bench.core.suite import DEFAULT_REF
 from bench.core.validation import describe
 from bench.records.bundle import (
@@ -174,18 +175,18 @@ def _plain_chunks(handle: IO[bytes], path: str) -> Iterator[bytes]:
 
 
 def gzip_chunks(handle: IO[bytes], path: str, limit: int) -> Iterator[bytes]:
-    """The inflated bytes of a gzip file (one member or several), ``CHUNK`` at a time,
-    refused as soon as more than ``limit`` bytes come out."""
+    """The inflated bytes of a gzip file of one member, ``CHUNK`` at a time, refused as soon
+    as more than ``limit`` bytes come out. Anything after the member (another member, or
+    trailing bytes) is refused: ``bench bundle`` writes one, and the transcript page inflates
+    the file with a browser's ``DecompressionStream``, which takes one and fails on the rest,
+    so a bundle of several would verify while its row showed none of its transcripts."""
     inflate = zlib.decompressobj(wbits=31)
     total = 0
-    pending = b""
     started = False
     try:
         while True:
             if inflate.unconsumed_tail:
                 data = inflate.unconsumed_tail
-            elif pending:
-                data, pending = pending, b""
             else:
                 data = handle.read(_READ_COMPRESSED)
                 if not data:
@@ -197,11 +198,17 @@ def gzip_chunks(handle: IO[bytes], path: str, limit: int) -> Iterator[bytes]:
                 if total > limit:
                     raise _too_big(path, f"decompresses to more than {limit} bytes")
                 yield out
-            if inflate.eof:  # the member ended; another may follow
-                pending = inflate.unused_data
-                if not pending and not (pending := handle.read(_READ_COMPRESSED)):
-                    return
-                inflate = zlib.decompressobj(wbits=31)
+            if inflate.eof:  # the member ended: so must the file
+                rest = inflate.unused_data or inflate.unconsumed_tail
+                if rest or handle.read(_READ_COMPRESSED):
+                    raise VerifyFailure(
+                        Code.RECORD_INVALID,
+                        "not gzip of one member: bytes follow the first (bench bundle "
+                        "writes one; a browser inflates no more, so the transcript page "
+                        "could not read the file)",
+                        path=path,
+                    )
+                return
     except zlib.error as exc:
         raise VerifyFailure(Code.RECORD_INVALID, f"not gzip: {exc}", path=path) from None
     reason = "truncated" if started else "empty"
@@ -384,6 +391,16 @@ def check_consistency(bundle: Path, run: BundleRun, manifest: BundleManifest) ->
             "to scheme://host[:port]; a bundle must not publish a secret)",
             path=str(bundle / CONFIG),
             field="target.base_url",
+        )
+    if not 0 <= config.seed <= MAX_SEED:
+        # bench run takes no other (SEED_INVALID); the board draws the row's headline interval
+        # with it, and the draws take no negative seed: refused here, not a traceback there.
+        raise VerifyFailure(
+            Code.RECORD_INVALID,
+            f"the seed is {config.seed}; bench run records a whole number from 0 to "
+            "2**53 - 1 (the headline interval is drawn with it)",
+            path=str(bundle / CONFIG),
+            field="seed",
         )
     fingerprint = config.fingerprint()
     if fingerprint != manifest.config_fingerprint:

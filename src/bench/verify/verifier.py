@@ -26,6 +26,7 @@ from . import (
     records,
     sample,
     scores,
+    timing,
 )
 from .codes import Code, exit_code
 from .digeststore import DigestStore
@@ -172,6 +173,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     progress.run = run
     progress.suite = run.config.task_set.suite_label()
     records.check_consistency(bundle, run, claimed)
+    timing.check_times(bundle, run, claimed)
     progress.partial = run.status.status == "partial"
     display.check_display_names(bundle, run)
     privacy.check_privacy(bundle, run)

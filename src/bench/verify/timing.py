@@ -1,0 +1,96 @@
+"""The times a run records, held to what its own recording and its bundle allow.
+
+Latency and clock times are the submitter's own measurements (docs/LIMITS.md): verification
+cannot say they are true. It can say they agree with each other, so that the board's p95
+latency and the transcript page's times are not lower or later than the very records beside
+them say:
+
+* an attempt's ``trace.latency_s`` (the board's latency, queue time excluded) is at least the
+  sum of its model calls' own ``latency_s``, less ``SLACK_PER_CALL_S`` per call: the harness
+  times the calls one after another inside the attempt, less the same queue time
+  (``runner.attempt.TraceBuilder``) (``RECORD_INCONSISTENT``);
+* an attempt finishes no earlier than it starts (``RECORD_INCONSISTENT``);
+* every time of the status and of every attempt is UTC (``RECORD_INVALID``, as config.json's
+  ``created_at``) and not after the bundle that holds it was made (the manifest's
+  ``created_at``, with the clock skew verify allows: ``CREATED_IN_FUTURE``).
+
+No lower bound: a merged run's shards may start before the first shard's ``created_at``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from bench.records.bundle import ATTEMPTS, STATUS, BundleManifest
+
+from .codes import Code
+from .failure import VerifyFailure
+from .manifest import CLOCK_SKEW
+from .records import BundleRun
+
+SLACK_PER_CALL_S = 0.001
+"""How far a call's recorded latency may pass its share of the attempt's. The harness rounds
+each figure to the microsecond, so a real run needs a millionth of this; a millisecond per
+call is the resolution of any clock, and what the adversarial fixtures need (they pin every
+latency, the attempt's and each call's alike, to 0.001 s). Lowering every latency of a run
+by a millisecond a call moves no figure the board prints (p95 in milliseconds)."""
+
+
+def _utc(value: datetime, path: Path, field: str) -> datetime:
+    if value.utcoffset() != timedelta(0):
+        raise VerifyFailure(
+            Code.RECORD_INVALID,
+            f"'{value.isoformat()}' is not a UTC time (bench run writes one ending in Z)",
+            path=str(path),
+            field=field,
+        )
+    return value
+
+
+def _not_after(value: datetime, bundled: datetime, path: Path, field: str) -> None:
+    if value > bundled + CLOCK_SKEW:
+        raise VerifyFailure(
+            Code.CREATED_IN_FUTURE,
+            f"{value.isoformat()} is after the bundle that holds it was made "
+            f"({bundled.isoformat()})",
+            path=str(path),
+            field=field,
+        )
+
+
+def check_times(bundle: Path, run: BundleRun, manifest: BundleManifest) -> None:
+    """Every recorded time UTC and not after the bundle; every attempt's latency at least
+    that of its own model calls, and its end not before its start."""
+    bundled = datetime.strptime(manifest.created_at, "%Y-%m-%dT%H:%M:%S%z")
+    status = run.status
+    for name in ("started_at", "updated_at", "finished_at"):
+        value = getattr(status, name)
+        if value is not None:
+            _not_after(_utc(value, bundle / STATUS, name), bundled, bundle / STATUS, name)
+    for record in run.attempts:
+        where = f"{record.task_id}#{record.repeat}"
+        started = _utc(record.started_at, bundle / ATTEMPTS, f"{where}.started_at")
+        finished = _utc(record.finished_at, bundle / ATTEMPTS, f"{where}.finished_at")
+        _not_after(finished, bundled, bundle / ATTEMPTS, f"{where}.finished_at")
+        if finished < started:
+            raise VerifyFailure(
+                Code.RECORD_INCONSISTENT,
+                f"the attempt finished ({finished.isoformat()}) before it started "
+                f"({started.isoformat()})",
+                path=str(bundle / ATTEMPTS),
+                field=f"{where}.finished_at",
+            )
+        trace = record.trace
+        calls = sum(exchange.latency_s for exchange in trace.exchanges)
+        if trace.latency_s + SLACK_PER_CALL_S * len(trace.exchanges) < calls:
+            raise VerifyFailure(
+                Code.RECORD_INCONSISTENT,
+                f"the attempt's latency ({trace.latency_s:g} s) is less than its own model "
+                f"calls took ({calls:g} s in all)",
+                path=str(bundle / ATTEMPTS),
+                field=f"{where}.trace.latency_s",
+            )
+
+
+__all__ = ["SLACK_PER_CALL_S", "check_times"]
