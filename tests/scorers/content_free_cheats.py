@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 import re
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -643,3 +645,89 @@ def shifted_boundaries(request: ModelRequest) -> ModelResponse:
 
 
 CONTENT_FREE["shifted-boundaries"] = shifted_boundaries
+
+
+# --- the top passage's letters, cut along other boundaries ------------------------------------
+
+
+def _recut(words: list[str], cut: Callable[[str], list[str]]) -> list[str]:
+    """Each run of plain words run together and cut again by ``cut``."""
+    out: list[str] = []
+    run = ""
+    for word in words:
+        if word.isalpha() and word.islower():
+            run += word
+            continue
+        out += cut(run) if run else []
+        run = ""
+        out.append(word)
+    return out + (cut(run) if run else [])
+
+
+def _every(size: int) -> Callable[[str], list[str]]:
+    return lambda run: [run[at : at + size] for at in range(0, len(run), size)]
+
+
+def _at_random(run: str) -> list[str]:
+    """Cut at random places, 2 to 9 letters apart (seeded by the run: the same every time)."""
+    rng = random.Random(zlib.crc32(run.encode()))
+    out, at = [], 0
+    while at < len(run):
+        size = rng.randint(2, 9)
+        out.append(run[at : at + size])
+        at += size
+    return out
+
+
+def _changed_every(size: int, every: int) -> Callable[[str], list[str]]:
+    """Cut every ``size`` letters, with one letter in ``every`` changed to the next letter."""
+
+    def cut(run: str) -> list[str]:
+        letters = [
+            chr((ord(ch) - 96) % 26 + 97) if at % every == every // 2 else ch
+            for at, ch in enumerate(run)
+        ]
+        return _every(size)("".join(letters))
+
+    return cut
+
+
+def _top_passage_recut(request: ModelRequest, cut: Callable[[str], list[str]]) -> ModelResponse:
+    def finish(passages: list[dict[str, Any]]) -> str:
+        if not passages:
+            return "Done."
+        words = _recut(str(passages[0].get("text", "")).split()[:78], cut)
+        return f"{' '.join(words[:78])} [{passages[0].get('id')}]"
+
+    return _search_first(request, finish)
+
+
+def shifted_boundaries_3(request: ModelRequest) -> ModelResponse:
+    """The top passage's plain words run together and cut every 3 letters ("ref und sar")."""
+    return _top_passage_recut(request, _every(3))
+
+
+def shifted_boundaries_7(request: ModelRequest) -> ModelResponse:
+    """The top passage's plain words run together and cut every 7 letters."""
+    return _top_passage_recut(request, _every(7))
+
+
+def random_boundaries(request: ModelRequest) -> ModelResponse:
+    """The top passage's plain words run together and cut at random places."""
+    return _top_passage_recut(request, _at_random)
+
+
+def shifted_boundaries_changed_letters(request: ModelRequest) -> ModelResponse:
+    """The top passage's plain words run together, cut every 5 letters, and one letter in 20
+    changed ("refun dsbre issue dtoth")."""
+    return _top_passage_recut(request, _changed_every(5, 20))
+
+
+CONTENT_FREE.update(
+    {
+        "shifted-boundaries-3": shifted_boundaries_3,
+        "shifted-boundaries-7": shifted_boundaries_7,
+        "random-boundaries": random_boundaries,
+        "shifted-boundaries-changed-letters": shifted_boundaries_changed_letters,
+    }
+)

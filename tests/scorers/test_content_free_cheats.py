@@ -15,11 +15,16 @@ allowed skip, so none of its runs was read as copied. With every two plain words
 ("areissued") it scored 0.53 / 0.40; and the first 85 % of each of the top three passages, four
 words written as one, fitted the word budget (0.51 / 0.36). All at most 0.06 now.
 
+Before a copy's letters were read along the source's word boundaries (``answers.realigned``,
+2026-12-07), the top passage with its plain words run together and cut every five letters
+("refun dsare issue dtoth": the letters of a copy, none of its words) scored 0.40 / 0.25 in
+grounded-qa, against v2's 0.388 / 0.275; cut every 3 letters 0.40 / 0.125, every 7 0.35 / 0.30,
+at random places 0.35 / 0.15, every five with one letter in 20 changed 0.40 / 0.25. All are held
+to the bar now, and earn 0 in grounded-qa.
+
 Measured, not held to the bar (docs/LIMITS.md): ``refuse-and-quote`` (a refusal, then the first
 half of the top passage, cited) is the cut-short quote named there as open (0.35 / 0.28 in
-grounded-qa); ``shifted-boundaries`` (the top passage's plain words run together and cut every
-five letters, "refun dsare issue dtoth") has the letters of a copy and none of its words, and
-scores 0.40 / 0.25: reading it needs a copy measure over letters, not words.
+grounded-qa).
 """
 
 from __future__ import annotations
@@ -44,7 +49,8 @@ from .test_cheats import (
 )
 
 HERE = Path(__file__).resolve().parent
-KNOWN_OPEN = frozenset({"refuse-and-quote", "shifted-boundaries"})
+V2 = HERE.parents[1] / "examples" / "targets" / "support-bot-v2.yaml"
+KNOWN_OPEN = frozenset({"refuse-and-quote"})
 HELD = sorted(set(CONTENT_FREE) - KNOWN_OPEN)
 SPLIT_WORDS = (
     "space-in-words",
@@ -55,6 +61,13 @@ SPLIT_WORDS = (
     "glued-triples",
     "glued-cut-short-top-three",
 )
+MOVED_BOUNDARIES = (
+    "shifted-boundaries",
+    "shifted-boundaries-3",
+    "shifted-boundaries-7",
+    "random-boundaries",
+    "shifted-boundaries-changed-letters",
+)
 
 
 @pytest.fixture(scope="module")
@@ -62,13 +75,14 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], V
     runs = tmp_path_factory.mktemp("content-free-runs")
     module = HERE / "content_free_cheats.py"
     targets = {name: scripted_target(runs, "content-free", module, name) for name in CONTENT_FREE}
-    return run_entrants(runs, {"v1": V1, **targets})
+    return run_entrants(runs, {"v1": V1, "v2": V2, **targets})
 
 
 def test_every_cheat_has_its_function() -> None:
     assert len(CONTENT_FREE) >= 20
     assert all(CONTENT_FREE[name].__name__ == name.replace("-", "_") for name in CONTENT_FREE)
     assert set(CONTENT_FREE) > KNOWN_OPEN and set(SPLIT_WORDS) < set(HELD)
+    assert set(MOVED_BOUNDARIES) < set(HELD)
 
 
 @pytest.mark.parametrize("cheat", HELD)
@@ -94,6 +108,16 @@ def test_a_paste_with_split_or_glued_words_earns_nothing_in_grounded_qa(
 ) -> None:
     for split in SPLITS:
         assert _family_means(results[(cheat, split)])["grounded-qa"] < 0.1, split
+
+
+@pytest.mark.parametrize("cheat", MOVED_BOUNDARIES)
+def test_a_paste_with_its_boundaries_moved_earns_less_than_v2_in_grounded_qa(
+    cheat: str, results: dict[tuple[str, str], Values]
+) -> None:
+    for split in SPLITS:
+        own = _family_means(results[(cheat, split)])["grounded-qa"]
+        assert own < _family_means(results[("v2", split)])["grounded-qa"], split
+        assert own < 0.1, split
 
 
 # --- the rule itself --------------------------------------------------------------------------

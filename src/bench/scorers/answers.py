@@ -46,6 +46,23 @@ plain word split in two, or every two or three plain words written as one, was n
 the budget (0.51 / 0.36; ``tests/scorers/test_content_free_cheats.py``). An answer with no such
 word is read as it is.
 
+A copy with its word boundaries moved — its letters run together and cut anywhere ("refun dsare
+issue dtoth"), every few letters or at random, between real boundaries, with a letter or two
+changed, dropped or added now and then — has a copy's letters and none of its words. So the answer's
+letters (its words run together: spaces, punctuation, hyphens and blanks between them ignored) are
+held against each source's too (:func:`realigned`): where at least ``LETTER_RUN`` (24) of them
+follow the source's letters in order — from a source word whose first ``LETTER_SEED`` (8) letters
+they share, and past each letter or two changed, dropped or added that ``LETTER_SEED`` shared
+letters follow (:mod:`bench.scorers.letters`) — an answer word read as exactly one source word is
+kept as it is (a quote, even with a letter changed, is read as the word rules always read it), and
+each run of other answer words is read as the source words it spells. The budget counts such a run
+as the words of what the agent was handed that it spells, and a word of more than ``JOINED_LETTERS``
+letters as one word per ``JOINED_LETTERS`` letters (:func:`budget_words`: no word of a support
+answer is longer, and the letters read stay bounded). Until 2026-12-07 the top passage's plain words
+run together and cut every 3, 5 or 7 letters, at random places, or every 5 with one letter in 20
+changed, scored 0.35–0.40 in public grounded-qa and 0.125–0.30 in private (v2: 0.388 / 0.275); 0
+now.
+
 Words are runs of letters and digits (``\\w+``) of the text as :func:`fold` reads it: compared
 case-insensitively, with compatibility forms (full-width, ligatures, mathematical letters)
 folded, accents, combining marks and invisible characters (zero-width spaces, soft hyphens)
@@ -68,6 +85,7 @@ from typing import Any
 from bench.core.trace import Trace
 
 from .base import count
+from .letters import LETTER_RUN, LETTER_SEED, realigned
 
 WORD_BUDGET = 80
 PASTE_SHARE = 0.9
@@ -87,7 +105,8 @@ most consecutive source words an answer word is read as when it spells them run 
 (words written as one: :func:`unglued`)."""
 JOINED_LETTERS = 64
 """The longest spelling :func:`joined` and :func:`unglued` read (no word of a support answer
-is longer): an answer of a few huge "words" costs no more than reading it."""
+is longer): an answer of a few huge "words" costs no more than reading it. The budget counts a
+longer word as one word per ``JOINED_LETTERS`` letters (:func:`budget_words`)."""
 
 _WORD = re.compile(r"\w+")
 CITATION_PATTERN = re.compile(r"[A-Za-z0-9_./-]+\.md#[a-z0-9_-]+")
@@ -468,8 +487,9 @@ def unglued(answer: list[str], source: list[str]) -> list[str]:
 
 def as_copied(answer: list[str], source: list[str]) -> list[str]:
     """``answer`` as the copy rules hold it against ``source``: words it glued read apart
-    (:func:`unglued`), then words it split read whole (:func:`joined`)."""
-    return joined(unglued(answer, source), source)
+    (:func:`unglued`), words it split read whole (:func:`joined`), then stretches cut along
+    other boundaries read along the source's (:func:`realigned`)."""
+    return realigned(joined(unglued(answer, source), source), source)
 
 
 def _copied(marked: list[bool]) -> int:
@@ -491,9 +511,10 @@ def pasted_share(answer: list[str], trace: Trace, handed: list[list[str]] | None
     read against each source as it copies it (:func:`as_copied`). ``handed``: the trace's
     :func:`sources`, when the caller has them."""
     share = 0.0
+    most = _most_read(answer)
     for source in sources(trace) if handed is None else handed:
-        if len(source) > (SKIP + 1) * JOIN * len(answer):
-            continue  # no answer word spells more than JOIN source words
+        if len(source) > (SKIP + 1) * most:
+            continue  # the answer is never read as more than `most` words
         read = as_copied(answer, source)
         if len(source) > (SKIP + 1) * len(read):
             continue
@@ -524,23 +545,45 @@ def echoed_share(answer: list[str], trace: Trace, handed: list[list[str]] | None
     return share
 
 
+def _most_read(answer: list[str]) -> int:
+    """The most words :func:`as_copied` can read ``answer`` as, against any source:
+    :func:`unglued` reads a word as at most ``JOIN`` words, and :func:`realigned` a run of words
+    as at most one source word per letter it spells or source letter it skips (a copy drops at
+    most two letters per ``LETTER_SEED`` it keeps)."""
+    return JOIN * len(answer) + 2 * sum(map(len, answer))
+
+
+def budget_words(answer: list[str]) -> int:
+    """The answer's words as the budget counts them: a word of more than ``JOINED_LETTERS``
+    letters (no word of a support answer is longer) as one word per ``JOINED_LETTERS`` letters,
+    so one 16 MB "word" is not one word, and the letters the copy rules read are bounded."""
+    return sum(
+        1 if len(word) <= JOINED_LETTERS else -(-len(word) // JOINED_LETTERS) for word in answer
+    )
+
+
 def budget_length(answer: list[str], handed: list[list[str]]) -> int:
-    """How many words the budget counts: the answer's, each word that spells 2 to ``JOIN``
-    consecutive words of what the agent was handed run together (:func:`unglued`) counted as
-    those words. Written as one, four words of a passage fit the budget as one; they are still
-    four (three passages, cut short, in 78 "words", scored 0.51 / 0.36 in grounded-qa).
-    ``handed``: :func:`sources` and :func:`copied_from` of the trace."""
-    return len(unglued(answer, [word for source in handed for word in source]))
+    """How many words the budget counts (:func:`budget_words`): the answer's, each word that
+    spells 2 to ``JOIN`` consecutive words of what the agent was handed run together
+    (:func:`unglued`) counted as those words, and each stretch that spells their letters along
+    other word boundaries as the words it spells (:func:`realigned`). Written as one, four words
+    of a passage fit the budget as one; they are still four (three passages, cut short, in 78
+    "words", scored 0.51 / 0.36 in grounded-qa). ``handed``: :func:`sources` and
+    :func:`copied_from` of the trace."""
+    every = [word for source in handed for word in source]
+    return budget_words(realigned(unglued(answer, every), every))
 
 
 def problem(text: str, trace: Trace) -> str | None:
     """Why ``text`` is not an answer as a whole (over the budget, or a paste), or None."""
     listed = words(text)
     length = len(listed)
+    if length <= WORD_BUDGET:  # else not one letter more need be read
+        length = budget_words(listed)
     if length > WORD_BUDGET:
         return f"the answer is {count(length, 'word')}, over the budget of {WORD_BUDGET}"
     pasted, echoed = sources(trace), None
-    if length * JOIN > WORD_BUDGET:  # else no words read apart can reach the budget
+    if _most_read(listed) > WORD_BUDGET:  # else no words read apart can reach the budget
         echoed = copied_from(trace)
         length = budget_length(listed, [*pasted, *echoed])
         if length > WORD_BUDGET:
@@ -561,10 +604,13 @@ __all__ = [
     "ANSWER_SKIP",
     "as_copied",
     "budget_length",
+    "budget_words",
     "CITATION_PATTERN",
     "COPY_MIN_WORDS",
     "JOIN",
     "JOINED_LETTERS",
+    "LETTER_RUN",
+    "LETTER_SEED",
     "PASTE_MIN_WORDS",
     "PASTE_SHARE",
     "SHINGLE",
@@ -580,6 +626,7 @@ __all__ = [
     "longest_shared_run",
     "pasted_share",
     "problem",
+    "realigned",
     "run_positions",
     "sources",
     "tokens",
