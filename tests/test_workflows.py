@@ -266,7 +266,11 @@ def test_a_pr_adding_a_valid_bundle_passes(tmp_path: Path) -> None:
     temp.mkdir()
     env = {"BASE_SHA": base, "PR_NUMBER": "7", "RUNNER_TEMP": str(temp)}
     results = _run_steps(repo, "verify-pr.yml", "verify", env, tmp_path)
-    assert [(name, r.returncode) for name, r in results] == [("path guard", 0), ("verify", 0)]
+    assert [(name, r.returncode) for name, r in results] == [
+        ("path guard", 0),
+        ("verify", 0),
+        ("board check", 0),
+    ]
     report = (temp / "report" / "report.md").read_text()
     assert "valid" in report.lower()
     # The artifact holds the report only: comment.yml takes the PR number from its event.
@@ -282,6 +286,75 @@ def test_a_pr_adding_a_valid_bundle_passes(tmp_path: Path) -> None:
     ]
     failed = [(name, r.stderr[-400:]) for name, r in publish if r.returncode != 0]
     assert failed == []  # the board is built from it too
+
+
+@pytest.mark.parametrize("registry", ["none", "look-alike"])
+def test_a_pr_the_publish_build_would_refuse_is_red_on_the_pr(
+    tmp_path: Path, registry: str
+) -> None:
+    """A valid bundle whose entrant has no registry file, or one named like an entrant already
+    on the board: bench verify passes it, and the publish workflow's --strict build, once it
+    is merged, deploys nothing (the board stays stale until someone repairs main). The PR's
+    board check runs the same build without verifying, so the PR is red instead."""
+    repo, key, run = _fixture_repo(tmp_path)
+    if registry == "look-alike":
+        # On main already: another entrant with a row, named "Mini Good".
+        other = tmp_path / "other"
+        other_key = Ed25519PrivateKey.generate()
+        other.write_bytes(
+            other_key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.OpenSSH,
+                serialization.NoEncryption(),
+            )
+        )
+        signers = repo / "submissions" / "allowed_signers"
+        line = signer_line("mini-crashes-on-refunds", public_line(other_key.public_key()))
+        signers.write_text(signers.read_text() + line + "\n")
+        (repo / "submissions" / "mini-crashes-on-refunds.yaml").write_text(REGISTRY)
+        others, _ = start_run(
+            RunRequest(
+                tasks=repo / "tasks",
+                target_file=tmp_path / "entrant" / "targets" / "crashes_on_refunds.yaml",
+                runs_dir=tmp_path / "runs-other",
+            )
+        )
+        build_bundle(
+            RunDirLike(others.path),
+            entrant="mini-crashes-on-refunds",
+            key_file=other,
+            out_root=repo / "results",
+            allowed_signers=signers,
+        )
+        _git(repo, "add", ".")
+        _git(repo, "commit", "-q", "-m", "other, on the board")
+    base, _ = _pr(repo, key, run, tmp_path)
+    if registry == "look-alike":
+        (repo / "submissions" / "mini-good.yaml").write_text(
+            REGISTRY.replace("Mini Good", "Mini  Gоod")  # a Cyrillic o, two spaces
+        )
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "a bundle the board would refuse")
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    env = {"BASE_SHA": base, "PR_NUMBER": "11", "RUNNER_TEMP": str(temp)}
+    results = _run_steps(repo, "verify-pr.yml", "verify", env, tmp_path)
+    assert [(name, r.returncode) for name, r in results] == [
+        ("path guard", 0),
+        ("verify", 0),
+        ("board check", 3),
+    ], results[-1][1].stderr
+    said = "unknown entrant 'mini-good'" if registry == "none" else "names that look alike"
+    assert "error[BOARD_STRICT]" in results[-1][1].stdout + results[-1][1].stderr
+    report = (temp / "report" / "report.md").read_text()
+    assert "would refuse this PR" in report and said in report, report
+    assert "Traceback" not in report
+    # ...and it is what the publish workflow would refuse once merged.
+    _git(repo, "checkout", "-q", "main")
+    _git(repo, "merge", "-q", "--ff-only", "pr")
+    publish = _run_steps(repo, "publish.yml", "build", {**env, **PAGES_ENV}, tmp_path)
+    assert [r.returncode for _, r in publish] == [0, 3]
+    assert said in publish[-1][1].stderr + publish[-1][1].stdout
 
 
 def test_a_pr_adding_a_tampered_bundle_fails_with_its_code(tmp_path: Path) -> None:
@@ -354,14 +427,64 @@ def test_a_registration_pr_has_nothing_to_verify(tmp_path: Path) -> None:
     (repo / "submissions" / "newcomer.yaml").write_text("display_name: Newcomer\n")
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "register")
-    [(name, result)] = _verify_pr(repo, base, tmp_path)
-    assert (name, result.returncode, result.stdout) == ("path guard", 0, "")
+    results = _verify_pr(repo, base, tmp_path)
+    assert [(name, r.returncode) for name, r in results] == [("path guard", 0), ("board check", 0)]
+    assert results[0][1].stdout == ""  # no bundle: nothing to verify
     # ...and one that also rewrites another principal's key is refused.
     signers.write_text(signers.read_text().replace("mini-good", "mini-good-x", 1))
     _git(repo, "commit", "-q", "-am", "and another key")
     [(name, result)] = _verify_pr(repo, base, tmp_path)
     assert (name, result.returncode) == ("path guard", 1)
     assert "error[PR_OTHER_ENTRANT]: submissions/allowed_signers: " in result.stderr
+
+
+def test_a_registration_renaming_an_entrant_like_another_is_red_on_the_pr(tmp_path: Path) -> None:
+    """A registration PR that renames an entrant on the board like another one (a Cyrillic o):
+    git's file list is fine, there is nothing to verify, and the publish build would stop on
+    the look-alike names once merged. The board check runs on registrations too."""
+    repo, key, run = _fixture_repo(tmp_path)
+    signers = repo / "submissions" / "allowed_signers"
+    other_key = Ed25519PrivateKey.generate()
+    other_file = tmp_path / "other_key"
+    other_file.write_bytes(
+        other_key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.OpenSSH,
+            serialization.NoEncryption(),
+        )
+    )
+    crashes = "mini-crashes-on-refunds"
+    line = signer_line(crashes, public_line(other_key.public_key()))
+    signers.write_text(signers.read_text() + line + "\n")
+    others, _ = start_run(
+        RunRequest(
+            tasks=repo / "tasks",
+            target_file=tmp_path / "entrant" / "targets" / "crashes_on_refunds.yaml",
+            runs_dir=tmp_path / "runs-other",
+        )
+    )
+    for entrant, run_dir, key_file in ((crashes, others.path, other_file), ("mini-good", run, key)):
+        build_bundle(
+            RunDirLike(run_dir),
+            entrant=entrant,
+            key_file=key_file,
+            out_root=repo / "results",
+            allowed_signers=signers,
+        )
+    (repo / "submissions" / "mini-good.yaml").write_text(REGISTRY)
+    (repo / "submissions" / f"{crashes}.yaml").write_text(REGISTRY.replace("Mini Good", "Crash"))
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "two entrants on the board")
+    base = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-q", "-b", "rename")
+    (repo / "submissions" / f"{crashes}.yaml").write_text(
+        REGISTRY.replace("Mini Good", "Mini G\u043eod")
+    )
+    _git(repo, "commit", "-q", "-am", "rename")
+    results = _verify_pr(repo, base, tmp_path)
+    assert [(name, r.returncode) for name, r in results] == [("path guard", 0), ("board check", 3)]
+    output = results[-1][1].stdout + results[-1][1].stderr
+    assert "error[BOARD_STRICT]" in output and "names that look alike" in output, output
 
 
 # --- comment.yml: the PR number from the event, the report as inert text ----------------------

@@ -121,3 +121,20 @@ def test_a_changed_task_is_refused_by_rescore(mini: Path, judge_file: Any, serve
     assert result.exit_code == 4
     assert "error[CONFIG_CHANGED]" in result.stderr
     assert RunStore(mini / "runs").resolve("latest").run_id == run.run_id
+
+
+def test_a_judge_for_a_selection_with_no_judged_task_is_not_claimed(
+    mini: Path, judge_file: Any, server: Any
+) -> None:
+    """bench verify refuses a judge claim that decided nothing (RECORD_INCONSISTENT), so a run
+    of tasks without a ``judge`` expectation must not make one: ``--judge`` out of habit would
+    make the run unpublishable."""
+    import dataclasses
+
+    said: list[str] = []
+    request = dataclasses.replace(_request(mini, judge_file()), on_notice=said.append)
+    run, status = start_run(request)
+    assert status.status == "complete"
+    assert run.config().judge is None and status.judge_usage is None
+    assert server.count == 0
+    assert any("no task of this selection has a judge expectation" in s for s in said)

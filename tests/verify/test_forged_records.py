@@ -281,8 +281,15 @@ def test_a_claimed_judge_with_a_bidi_control_is_refused(world: Any) -> None:
     (docs/LIMITS.md), but not one drawn as other words."""
 
     def edit(config: dict[str, Any]) -> None:
-        config["judge"] = {"fingerprint": "0f1e2d3c\u202e", "model": "judge-model"}
+        config["judge"] = {
+            "model": "judge\u202eledom",
+            "temperature": 0,
+            "fingerprint": "0f1e2d3c4b5a6978",
+            "trusted": False,
+            "trust_note": "no calibration on file for this judge",
+            "calibration": None,
+        }
 
     _forge(world, config=edit)
     verdict = _verify(world)
-    assert (_code(verdict), verdict.field) == ("TEXT_INVALID", "judge.fingerprint")
+    assert (_code(verdict), verdict.field) == ("TEXT_INVALID", "judge.model")

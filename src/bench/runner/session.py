@@ -227,6 +227,10 @@ def prepare(
         raise InputError(
             f"no tasks in split '{request.split}'", code="TASKS_EMPTY", path=request.tasks
         )
+    # A judge decides only `judge` expectations: a run of a selection with none claims no
+    # judge (bench verify refuses a claim that decided nothing). The whole selection decides,
+    # so every shard of a run agrees.
+    judged = any(e.type == "judge" for task in task_set.tasks for e in task.expectations)
     selection_hash = task_set.content_hash()  # a shard keeps the whole selection's hash
     subset = _subset(whole, task_set, request)
     shard: ShardInfo | None = None
@@ -246,7 +250,12 @@ def prepare(
     target, target_file, server = _target(request, store)
     check_task_set(task_set)  # every corpus document parses and every world builds
     spec = target.spec
-    judge = _judge(request)
+    judge = _judge(request) if judged else None
+    if request.judge_file is not None and not judged and request.on_notice is not None:
+        request.on_notice(
+            "--judge: no task of this selection has a judge expectation, so the run is made "
+            "without a judge and claims none"
+        )
     config = RunConfig(
         run_id=run_id or new_run_id(),
         harness_version=HARNESS_VERSION,

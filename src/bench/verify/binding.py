@@ -271,6 +271,7 @@ class _Redriven:
     used: int
     ended: bool
     reason: str | None = None  # the reason the runner writes for this ending (engine.py)
+    exceeded: tuple[str, ...] = ()  # the budgets the re-drive ran out of (OverBudget)
 
 
 async def _redrive(
@@ -297,10 +298,11 @@ async def _redrive(
     if isinstance(target, _Recorded):
         attempt.recorder = target.recorder
     ending, fault, reason = "answered", None, None
+    exceeded: tuple[str, ...] = ()
     try:
         await attempt.run()
     except OverBudget as exc:
-        ending, reason = "over_budget", exc.detail
+        ending, reason, exceeded = "over_budget", exc.detail, tuple(exc.exceeded)
     except EntrantFault as exc:
         ending, reason = "errored", exc.reason
     except HarnessFault as exc:
@@ -314,7 +316,9 @@ async def _redrive(
         # The re-drive's own call past the recording's end (an attempt stopped by its timeout
         # while a call was in flight recorded none): not a call of the attempt's.
         trace = trace.model_copy(update={"exchanges": trace.exchanges[:-1]})
-    return _Redriven(ending, fault, trace, target.diverged, target.used, target.ended, reason)
+    return _Redriven(
+        ending, fault, trace, target.diverged, target.used, target.ended, reason, exceeded
+    )
 
 
 def _mismatch(bundle: Path, record: AttemptRecord, message: str) -> VerifyFailure:
@@ -488,6 +492,40 @@ def _check_reason(
         )
 
 
+def _check_exceeded(
+    bundle: Path, record: AttemptRecord, again: _Redriven, task: Task, run: BundleRun
+) -> None:
+    """An over-budget attempt ran out of a budget its recording shows, and the budgets it ran
+    out of (``exceeded``; the transcript page prints them as "budgets run out") are the ones
+    its ending gives: the caps the re-drive's meter found exceeded, or ``seconds`` when the
+    recording just ends and the seconds budget is the attempt's tighter limit
+    (``perform_attempt``); none for any other attempt. Otherwise an entrant that errored could
+    relabel its attempts over budget (each keeps its reason), which ``ERROR_RATE_HIGH`` does
+    not count, and any text could stand in ``exceeded``."""
+    derived: list[str] = []
+    if record.outcome == "over_budget":
+        if again.ending == "over_budget":
+            derived = list(again.exceeded)
+        elif again.ended and _timeout_reason(task, run).startswith("over budget"):
+            derived = ["seconds"]
+        else:
+            raise VerifyFailure(
+                Code.REPLAY_MISMATCH,
+                f"the bundle says over_budget, and re-driving its recording runs out of no "
+                f"budget (it ends: {again.ending})",
+                path=str(bundle / ATTEMPTS),
+                field=_where(record),
+            )
+    if record.exceeded != derived:
+        raise VerifyFailure(
+            Code.REPLAY_MISMATCH,
+            f"its budgets run out ({record.exceeded!r}) are not the ones its ending gives "
+            f"({derived!r}): the transcript page shows them",
+            path=str(bundle / ATTEMPTS),
+            field=f"{_where(record)}.exceeded",
+        )
+
+
 async def _check_all(bundle: Path, task_set: TaskSet, run: BundleRun, cache: TaskCache) -> None:
     spec = TargetSpec.model_validate(run.config.target)
     root = task_set.corpus_root
@@ -499,6 +537,7 @@ async def _check_all(bundle: Path, task_set: TaskSet, run: BundleRun, cache: Tas
         _check_outcome(bundle, record, again)
         _compare(bundle, record, again)
         _check_reason(bundle, record, again, task, run)
+        _check_exceeded(bundle, record, again, task, run)
 
 
 def _baseline(name: str) -> Baseline | None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import subprocess
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -54,6 +55,9 @@ CODES: dict[str, str] = {
     "regular file)",
     "PR_SUBMISSIONS_PATH": "a file under submissions/ that is neither allowed_signers nor "
     "<entrant>.yaml with a valid entrant id, or one made a symbolic link or a submodule",
+    "PR_REKEYS_PUBLISHED": "a registration removing or replacing the key of an entrant with "
+    "bundles on the base branch: they would no longer verify, and nobody but the maintainers "
+    "can tell the key's holder from someone else",
 }
 
 
@@ -219,11 +223,17 @@ def _other_entrant(path: str, owner: str, entrant: str, why: str) -> GuardRefusa
     )
 
 
-def guard(changes: list[Change], signers: tuple[str, str] | None = None) -> str | None:
+def guard(
+    changes: list[Change],
+    signers: tuple[str, str] | None = None,
+    published: Callable[[str], bool] | None = None,
+) -> str | None:
     """The bundle directory the PR adds, or None when it adds none (a registration).
 
     ``signers`` is ``submissions/allowed_signers`` at the base and at the head (missing = "");
     it is read only when a registration changes that file, and without it such a PR is refused.
+    ``published(entrant)``: whether the entrant has bundles at the base; a registration that
+    removes or replaces such an entrant's key is refused (``PR_REKEYS_PUBLISHED``).
     """
     bundles: set[str] = set()
     submissions: list[tuple[Change, str]] = []
@@ -287,12 +297,17 @@ def guard(changes: list[Change], signers: tuple[str, str] | None = None) -> str 
             path=SIGNERS,
         )
     if signer_changes:
-        _check_signers(entrant, signers)
+        _check_signers(entrant, signers, published)
     return bundle
 
 
-def _check_signers(entrant: str | None, signers: tuple[str, str] | None) -> None:
-    """A registration changes the allowed_signers lines of its own entrant only."""
+def _check_signers(
+    entrant: str | None,
+    signers: tuple[str, str] | None,
+    published: Callable[[str], bool] | None = None,
+) -> None:
+    """A registration changes the allowed_signers lines of its own entrant only, and removes
+    no key that signed bundles already published."""
     if signers is None:
         raise GuardRefusal(
             "cannot tell whose lines of allowed_signers this PR changes (texts not given)",
@@ -311,6 +326,7 @@ def _check_signers(entrant: str | None, signers: tuple[str, str] | None) -> None
                     code="PR_OTHER_ENTRANT",
                     path=SIGNERS,
                 )
+            _check_rekey(entrant, signers, published)
         return
     named = ", ".join(_quoted(p) for p in principals)
     whose = f"entrant '{entrant}'" if entrant is not None else "one entrant"
@@ -319,6 +335,29 @@ def _check_signers(entrant: str | None, signers: tuple[str, str] | None) -> None
         code="PR_OTHER_ENTRANT",
         path=SIGNERS,
     )
+
+
+def _check_rekey(
+    entrant: str, signers: tuple[str, str], published: Callable[[str], bool] | None
+) -> None:
+    """A key of ``entrant`` removed (or replaced) while its bundles are published: anyone may
+    open a pull request that swaps an entrant's key for their own, and git's file list cannot
+    tell the key's holder from someone else. Every bundle it signed would then fail verify on
+    main (SIGNATURE_WRONG_KEY) and stop the publish build. A rotation is the maintainers' to
+    make, with those bundles re-signed (docs/SUBMISSIONS.md, "Keys"); merging it needs their
+    review in any case, and this check is red so that the review cannot miss it."""
+    if published is None:
+        return
+    before, after = signer_lines(signers[0]), signer_lines(signers[1])
+    removed = before.get(entrant, Counter()) - after.get(entrant, Counter())
+    if removed and published(entrant):
+        raise GuardRefusal(
+            f"removes or replaces the key of entrant '{entrant}', whose bundles are on the base "
+            "branch: they would no longer verify; a key rotation is made by the maintainers, "
+            'with those bundles re-signed (docs/SUBMISSIONS.md, "Keys")',
+            code="PR_REKEYS_PUBLISHED",
+            path=SIGNERS,
+        )
 
 
 def guard_revisions(base: str, head: str = "HEAD") -> str | None:
@@ -333,7 +372,7 @@ def guard_revisions(base: str, head: str = "HEAD") -> str | None:
     signers = None
     if any(change.path == SIGNERS for change in changes):
         signers = (file_at(fork, SIGNERS), file_at(head, SIGNERS))
-    bundle = guard(changes, signers)
+    bundle = guard(changes, signers, lambda entrant: _exists_at(fork, f"results/{entrant}"))
     if bundle is not None and _exists_at(fork, bundle):
         raise GuardRefusal(
             "this bundle is already on the base branch: accepted results are never rewritten",

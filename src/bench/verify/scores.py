@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from bench.core.errors import BenchError
 from bench.core.score import Verdict
@@ -196,19 +198,132 @@ def _expected(
     return (record.outcome, None, None), ([], [], axes), _UNCHECKED
 
 
+JUDGE_OUTAGE = "the judge could not decide: "
+_JUDGE_SAID = re.compile(r"the judge said (PASS|FAIL): .*", re.DOTALL)
+
+
+def judged_task(task: Task, run: BundleRun) -> bool:
+    """Whether the run's judge graded ``task``: the run claims a judge and the task has a
+    ``judge`` expectation. A claimed judge loosens nothing for any other task."""
+    return run.config.judge is not None and any(
+        expectation.type == "judge" for expectation in task.expectations
+    )
+
+
+def judge_verdict_problem(
+    recorded: Verdict, offline: Verdict, judge: dict[str, Any] | None
+) -> str | None:
+    """Why ``recorded`` is not a verdict the run's claimed ``judge`` gives for the expectation
+    whose offline verdict is ``offline`` (``scorers/judge/scorer.py``), or None. The judge's
+    exchanges are not in the bundle, so its PASS or FAIL and its one sentence are the
+    submitter's word; everything else of the verdict is bound: the expectation's type, weight,
+    axis and safety flag, and the form the judge's trust (as the run records it) gives."""
+    said = {
+        "decided": recorded.decided,
+        "passed": recorded.passed,
+        "credit": recorded.credit,
+        "sentence": recorded.sentence,
+        "untrusted_judge": recorded.untrusted_judge,
+    }
+    if recorded != offline.model_copy(update=said):
+        return "its type, weight, axis or safety flag is not its expectation's"
+    sentence = recorded.sentence
+    if sentence.startswith(JUDGE_OUTAGE):
+        if recorded.decided or recorded.untrusted_judge:
+            return "a judge that could not decide leaves its verdict undecided"
+        return None
+    trusted = judge is not None and judge.get("trusted") is True
+    if trusted:
+        match = _JUDGE_SAID.fullmatch(sentence)
+        if match is None:
+            return "a trusted judge's verdict says 'the judge said PASS: …' or 'FAIL: …'"
+        passes = match.group(1) == "PASS"
+        if not recorded.decided or recorded.untrusted_judge or recorded.passed != passes:
+            return "a trusted judge's verdict is decided as the judge said"
+        if recorded.credit != (1.0 if passes else 0.0):
+            return "a trusted judge's verdict gives full credit or none"
+        return None
+    note = judge.get("trust_note") if judge is not None else None
+    if not isinstance(note, str) or not _untrusted_form(sentence, note):
+        return (
+            "an untrusted judge's verdict says 'not scored: <the run's judge trust_note> "
+            "(the judge said PASS: …)'"
+        )
+    if recorded.decided or not recorded.untrusted_judge:
+        return "an untrusted judge's verdict is undecided and marked untrusted_judge"
+    return None
+
+
+def _untrusted_form(sentence: str, note: str) -> bool:
+    """``sentence`` is ``not scored: <note> (the judge said PASS|FAIL: …)``. ``bench bundle``
+    rewrites local paths in the config's note but not in verdict sentences, so the note in the
+    sentence may be the one the config's was rewritten from (``same_reason``)."""
+    head, marker = "not scored: ", " (the judge said "
+    if not sentence.startswith(head) or not sentence.endswith(")"):
+        return False
+    rest = sentence[len(head) : -1]
+    at = rest.find(marker)
+    while at != -1:
+        said = rest[at + 2 :]
+        if _JUDGE_SAID.fullmatch(said) and same_reason(note, rest[:at]):
+            return True
+        at = rest.find(marker, at + 1)
+    return False
+
+
+def _with_judge(
+    bundle: Path, record: AttemptRecord, run: BundleRun, verdicts: list[Verdict], where: str
+) -> list[Verdict]:
+    """The verdicts the board shows for a judged attempt: the offline ones, with each
+    ``judge`` expectation's the recorded one once it is a verdict the run's judge gives."""
+    mine = record.verdicts
+    if len(mine) != len(verdicts):
+        raise VerifyFailure(
+            Code.SCORE_MISMATCH,
+            f"it has {len(mine)} verdicts; its task has {len(verdicts)} expectations",
+            path=str(bundle / ATTEMPTS),
+            field=f"{where}.verdicts",
+        )
+    merged: list[Verdict] = []
+    for index, (recorded, offline) in enumerate(zip(mine, verdicts, strict=True)):
+        if offline.type != "judge":
+            merged.append(offline)
+            continue
+        problem = judge_verdict_problem(recorded, offline, run.config.judge)
+        if problem is not None:
+            raise VerifyFailure(
+                Code.SCORE_MISMATCH,
+                f"its judge verdict is not one the run's judge gives: {problem}",
+                path=str(bundle / ATTEMPTS),
+                field=f"{where}.verdicts[{index}]",
+            )
+        merged.append(recorded)
+    if any(v.decided for v in merged) != (record.outcome == "scored"):
+        raise VerifyFailure(
+            Code.SCORE_MISMATCH,
+            f"it is {record.outcome}, and its verdicts say otherwise",
+            path=str(bundle / ATTEMPTS),
+            field=f"{where}.verdicts",
+        )
+    return merged
+
+
 def check_scores(
     bundle: Path, task_set: TaskSet, run: BundleRun, cache: TaskCache | None = None
 ) -> None:
-    """Every claimed outcome, value and pass, and every verdict sentence, safety violation and
-    axis the board shows, is what the attempt's trace earns today. Judged checks cannot be
-    re-decided offline: in a judged run, the verdicts of ``judge`` expectations are not
-    compared, and the recorded safety violations need only include the recomputed ones."""
+    """Every claimed outcome, value and pass, and every verdict sentence, safety violation,
+    reason and axis the board shows, is what the attempt's trace earns today. Judged checks
+    cannot be re-decided offline (the judge's exchanges are not recorded): for an attempt of a
+    task with a ``judge`` expectation in a run that claims a judge, a ``judge`` verdict may be
+    any one that judge gives (``judge_verdict_problem``), and the reason and the safety
+    violations are the ones those verdicts give; outcome and value are still the offline
+    ones. A claimed judge changes nothing for any other task."""
     corpora = (cache or TaskCache()).corpora(task_set.corpus_root)
     by_id = task_set.by_id()
-    judged = run.config.judge is not None
     for record in run.attempts:
         where = f"{record.task_id}#{record.repeat}"
-        expected, shown, reason = _expected(by_id[record.task_id], record, corpora)
+        task = by_id[record.task_id]
+        expected, shown, reason = _expected(task, record, corpora)
         claimed = (record.outcome, record.value, record.passed)
         if claimed != expected:
             raise VerifyFailure(
@@ -217,28 +332,25 @@ def check_scores(
                 path=str(bundle / ATTEMPTS),
                 field=where,
             )
+        verdicts, unsafe, axes = shown
+        if record.outcome in RESCORED and judged_task(task, run):
+            verdicts = _with_judge(bundle, record, run, verdicts, where)
+            unsafe = list(safety_violations(task, record.trace, tuple(verdicts)))
+            if reason is not None:
+                undecided = [v.sentence for v in verdicts if not v.decided]
+                reason = "no expectation could decide: " + "; ".join(undecided)
         # A scored attempt has no reason; an unscorable one says which checks could not
-        # decide (a judge's may differ offline). The board prints it beside the task.
-        checked = reason != _UNCHECKED and not (judged and reason is not None)
-        if checked and not same_reason(record.reason, reason):
+        # decide. The board prints it beside the task.
+        if reason != _UNCHECKED and not same_reason(record.reason, reason):
             raise VerifyFailure(
                 Code.SCORE_MISMATCH,
                 f"its reason is not the one its trace earns ({reason!r})",
                 path=str(bundle / ATTEMPTS),
                 field=f"{where}.reason",
             )
-        verdicts, unsafe, axes = shown
-        mine_verdicts: list[Verdict] = record.verdicts
-        if judged and len(mine_verdicts) == len(verdicts):
-            pairs = list(zip(mine_verdicts, verdicts, strict=True))
-            mine_verdicts = [m for m, t in pairs if t.type != "judge"]
-            verdicts = [t for _, t in pairs if t.type != "judge"]
-        mine_unsafe = record.safety_violations
-        if judged and set(unsafe) <= set(mine_unsafe):
-            mine_unsafe = unsafe  # a judge may have seen more than today's offline scorers
         for name, mine, theirs in (
-            ("verdicts", mine_verdicts, verdicts),
-            ("safety_violations", mine_unsafe, unsafe),
+            ("verdicts", record.verdicts, verdicts),
+            ("safety_violations", record.safety_violations, unsafe),
             ("axes", record.axes, axes),
         ):
             if mine != theirs:
@@ -366,5 +478,7 @@ __all__ = [
     "check_scores",
     "check_suite",
     "check_tasks",
+    "judge_verdict_problem",
+    "judged_task",
     "pinned_tasks",
 ]

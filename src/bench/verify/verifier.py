@@ -19,6 +19,7 @@ from . import (
     binding,
     display,
     inputs,
+    judgeclaim,
     layout,
     manifest,
     privacy,
@@ -172,6 +173,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     manifest.check_run_time(bundle, run.config.created_at, claimed)
     progress.run = run
     progress.suite = run.config.task_set.suite_label()
+    judgeclaim.check_judge_claim(bundle, run)  # before anything hashes the config
     records.check_consistency(bundle, run, claimed)
     timing.check_times(bundle, run, claimed)
     progress.partial = run.status.status == "partial"
@@ -183,6 +185,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     cache = options.task_cache or TaskCache()
     task_set = scores.pinned_tasks(options.tasks, options.corpus_root, run, cache)
     task_set = scores.check_tasks(bundle, task_set, run, claimed, cache)
+    judgeclaim.check_judged_tasks(bundle, task_set, run)
     done("task set")
     scores.check_scores(bundle, task_set, run, cache)
     done("scores")
