@@ -87,6 +87,9 @@
     if (t.toggle.hidden !== none) t.toggle.hidden = none;
     // an emptied table says why, rather than showing headers over nothing
     if (none) t.status.textContent = "No entry of this cohort matches the filters.";
+    // an emptied cohort folds to its title and that sentence: a search that matches one
+    // cohort of several does not leave the reader scrolling past empty tables and charts
+    if (t.section.classList.contains("emptied") !== none) t.section.classList.toggle("emptied", none);
     if (cut) {
       var n = matching.toLocaleString("en-US");
       t.status.textContent = t.expanded
@@ -202,6 +205,9 @@
   var cardBody = document.getElementById("card-body");
   var cardTitle = document.getElementById("card-title");
   var cardLink = document.getElementById("card-link");
+  var cardHead = card.querySelector(".card-head");
+  var toFailed = document.getElementById("card-to-failed");
+  var failedHead = null;
   var current = null;
   // An entry's failed tasks as the page data carries them: indices into the shared table of
   // strings (page.py page_data), the transcript link cut at its last "/" (folder -1: none,
@@ -309,7 +315,12 @@
       parts.appendChild(unsafe);
     }
     var failedList = failedTasks(r.failed);
-    parts.appendChild(el("h3", "Failed tasks (" + failedList.length + ")"));
+    failedHead = el("h3", "Failed tasks (" + failedList.length + ")", "failed-head");
+    failedHead.id = "card-failed";
+    failedHead.tabIndex = -1;
+    parts.appendChild(failedHead);
+    toFailed.textContent = "failed tasks (" + failedList.length.toLocaleString("en-US") + ") ↓";
+    toFailed.hidden = failedList.length === 0;
     var failed = el("ul", null, "failed");
     failedList.forEach(function (f) {
       var item = el("li");
@@ -377,6 +388,14 @@
     if (event.target === card) closeCard(false);  // the backdrop
   });
   cardLink.addEventListener("click", function (event) { event.preventDefault(); });
+  // A card's failed tasks come after a screenful of numbers: the head's button brings their
+  // heading up to just below the head (which stays put) and focuses it. A button, not a
+  // fragment link: the page's fragment names the card.
+  toFailed.addEventListener("click", function () {
+    if (!failedHead) return;
+    card.scrollTop += failedHead.getBoundingClientRect().top - cardHead.getBoundingClientRect().bottom - 8;
+    failedHead.focus({ preventScroll: true });
+  });
   function syncWithHash() {
     var target = hashTarget();
     if (target) openCard(target.ci, target.key, false);

@@ -27,6 +27,8 @@ LABELLED = 10
 LOG_SPAN = 100.0
 """A log x axis when the largest value is more than this many times the smallest."""
 CHAR_W, LABEL_H, LABEL_MAX = 6.1, 13.0, 36
+NAME_KEEP = 11
+"""Characters of the display name (its ellipsis included) a cut label always keeps."""
 
 
 @dataclass(frozen=True)
@@ -96,19 +98,24 @@ def _tooltip(r: EntryRow) -> str:
 
 
 def _short(r: EntryRow) -> str:
-    """The point's label within ``LABEL_MAX`` characters: the display name is cut first and the
-    version label is kept whole (cut from its start, where the entrant id repeats), so two
-    versions of one entrant never share a label."""
+    """The point's label within ``LABEL_MAX`` characters: the display name keeps at least its
+    first ``NAME_KEEP`` characters (so rows of different entrants that share a long version
+    label stay apart: "Entrant 15 (…-retrieval-k8)", never "Entr… (…-retrieval-k8)"); the
+    version label takes the rest, cut from its start (where the entrant id repeats), so two
+    versions of one entrant differ in it."""
     text = _name(r)
     if len(text) <= LABEL_MAX:
         return text
     if not r.config_label:
         return text[: LABEL_MAX - 1] + "…"
-    label = r.config_label
-    if len(label) > LABEL_MAX - 8:
-        label = "…" + label[-(LABEL_MAX - 9) :]
-    room = LABEL_MAX - len(label) - 3
-    return r.display_name[: room - 1] + "… (" + label + ")"
+    name, label = r.display_name, r.config_label
+    room = LABEL_MAX - 3 - min(len(name), NAME_KEEP)
+    if len(label) > room:
+        label = "…" + label[-(room - 1) :]
+    room = LABEL_MAX - 3 - len(label)
+    if len(name) > room:
+        name = name[: room - 1] + "…"
+    return name + " (" + label + ")"
 
 
 Box = tuple[float, float, float, float]
