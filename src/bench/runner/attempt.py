@@ -210,6 +210,8 @@ class Attempt:
                     self._refuse_tool(call.id, call.name, call.arguments_error, turn)
                     continue
                 self._run_tool(call.id, call.name, call.arguments, turn)
+            if self.task.first_response_scored():
+                return  # only this response is scored: asking again can only cut it off
         raise OverBudget(["turns"], f"over budget: no final answer after {limit} model calls")
 
     def _refuse_tool(self, call_id: str, name: str, problem: str, turn: int) -> None:

@@ -96,6 +96,12 @@ class Imported:
     def total(self) -> int:
         return sum(self.counts.values())
 
+    @property
+    def whole(self) -> bool:
+        """Every category was imported: the task set the publish workflow rebuilds
+        (``bench board suite-tasks``) and verifies this suite's bundles against."""
+        return set(self.counts) == set(CATEGORIES)
+
 
 def task_id(original: str) -> str:
     """BFCL id → task id: ``live_simple_0-0-0`` → ``live-simple-0--0--0`` (see ``bfcl_id``)."""
@@ -138,7 +144,9 @@ def locate(source: Path | None = None) -> Source:
         if not locations:
             raise InputError(
                 "bfcl-eval is not installed: pip install bfcl-eval==2026.3.23 --no-deps "
-                "(its data is all the importer reads), or pass --source",
+                "(its data is all the importer reads), or give its bfcl_eval package "
+                "directory (bench suite import bfcl --source DIR; "
+                "bench board suite-tasks --bfcl-source DIR)",
                 code="SUITE_SOURCE_MISSING",
             )
         source = Path(locations[0])
@@ -403,6 +411,19 @@ def readme_text(source: Source, counts: Mapping[str, int], converted: Converted)
     twins = "\n".join(f"- `{case}`: the same task as `{twin}`" for case, twin in converted.dropped)
     impossible = "\n".join(f"- `{case}`: {why}" for case, why in converted.unpassable)
     unsafe = "\n".join(f"- `{case}`: {what}" for case, what in converted.unshowable)
+    whole = set(counts) == set(CATEGORIES)
+    part = (
+        ""
+        if whole
+        else f"""
+**Not the whole suite.** Only the categories below were imported (`--category`). A run of
+these tasks verifies against this very directory (`bench verify --suite-tasks`), but the
+publish workflow verifies {SUITE_NAME} bundles against the whole import (`bench board
+suite-tasks`) and refuses one run on another task set (`TASK_SET_MISMATCH`). To publish,
+import every category and run that (`bench run --task` runs a subset of it, shown on the
+board but never ranked with whole runs).
+"""
+    )
     left_out = (
         "\n## Left out\n"
         if converted.dropped or converted.unpassable or converted.unshowable
@@ -441,7 +462,7 @@ Converted by `bench suite import bfcl` from bfcl-eval {source.version} (PyPI `bf
   ids are BFCL's (`_` → `-`, `-` → `--`), the original in each task's `bfcl:id=` tag.
 - **Suite**: `{SUITE_NAME}` version {source.version} (`suite.json` here): runs of these tasks
   record it, are never compared with another suite's, and have a board page of their own.
-
+{part}
 | category | expects | tasks |
 |---|---|---|
 {rows}

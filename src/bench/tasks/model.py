@@ -102,6 +102,14 @@ class Task(Strict):
     budget: Budget = Field(default_factory=Budget)
     tags: list[str] = Field(default_factory=list)
 
+    def first_response_scored(self) -> bool:
+        """Whether only the model's first response is scored: every check is a ``calls`` check
+        (BFCL's single-turn semantics, ``bench.scorers.calls``). Such an attempt ends after
+        that response and its tool calls (``runner.attempt``): a model that went on calling
+        tools after a right first response was cut off over budget and failed, where BFCL
+        passes it (docs/DECISIONS.md 55)."""
+        return all(e.type == "calls" for e in self.expectations)
+
     @field_validator("because")
     @classmethod
     def _because_said(cls, value: str) -> str:
