@@ -289,3 +289,14 @@ def test_a_seed_numpy_or_json_cannot_keep_is_refused_before_anything_is_written(
         start_run(request(mini, "good", seed=seed))
     assert info.value.code == "SEED_INVALID" and info.value.field == "--seed"
     assert not runs.exists() or not any(runs.iterdir())
+
+
+def test_an_over_budget_failure_line_says_over_budget_once(mini: Path) -> None:
+    """The reason already begins "over budget: …"; the line printed beside the task (bench
+    show, the reports, the board) said it twice."""
+    run, _ = start_run(
+        request(mini, "slow", task_ids=("qa-0001",), task_budget=Budget(seconds=0.2))
+    )
+    [failure] = summarize(run).failures
+    assert any("over budget: " in line for line in failure.lines)
+    assert not any("over budget: over budget" in line for line in failure.lines)

@@ -123,7 +123,13 @@ def _failure_lines(records: list[AttemptRecord]) -> tuple[str, ...]:
     for record in records:
         lines: list[str] = []
         if record.outcome in ("errored", "over_budget", "harness_fault", "not_scorable"):
-            lines.append(f"{record.outcome.replace('_', ' ')}: {record.reason}")
+            said = record.outcome.replace("_", " ")
+            reason = record.reason
+            # An over-budget reason already says so ("over budget: no final answer …").
+            if reason is not None and reason.startswith(f"{said}:"):
+                lines.append(reason)
+            else:
+                lines.append(f"{said}: {reason}")
         lines.extend(v.sentence for v in record.verdicts if v.decided and not v.passed)
         for line in dict.fromkeys(lines):
             if line not in counts:
