@@ -221,7 +221,8 @@
       ["harness fault", r.fault, "problem"],
       ["budgets run out", list(r.exceeded).length ? list(r.exceeded).map(show).join(", ") : null, "problem"],
       ["family", r.family], ["language", r.language],
-      ["tokens", (usage.prompt_tokens || 0) + " prompt / " + (usage.completion_tokens || 0) + " completion / " + (usage.cached_tokens || 0) + " cached"],
+      // Counts an entrant did not report are not measured, never 0 (usage_measured, as bench run says).
+      ["tokens", trace.usage_measured !== true ? "not measured" : (usage.prompt_tokens || 0) + " prompt / " + (usage.completion_tokens || 0) + " completion / " + (usage.cached_tokens || 0) + " cached"],
       ["cost", trace.cost_usd === null || trace.cost_usd === undefined ? "not measured" : "$" + fmt(trace.cost_usd, 6)],
       ["latency", fmt(trace.latency_s, 3) + " s"],
       ["model calls", String(list(trace.exchanges).length)],

@@ -39,6 +39,7 @@ def _hostile_run(source: Path, runs: Path) -> tuple[str, str]:
     record = json.loads(file.read_text(encoding="utf-8"))
     trace = record["trace"]
     trace["answers"] = ["<script>window.__pwned = 1</script><img src=x onerror='window.__pwned=2'>"]
+    trace["usage_measured"] = False  # an entrant that reported no token counts
     arguments = {"query": "<script>window.__pwned = 3</script>", "bidi": f"abc{BIDI}def"}
     trace["messages"] += [
         {"role": "assistant", "content": "</textarea><b>bold?</b>", "name": None,
@@ -189,6 +190,10 @@ def test_a_hostile_transcript_shows_as_text_and_runs_nothing(served: Any, tab: W
     error = first.locator(".error", has_text="window.__pwned=4")
     assert error.count() == 1 and "<img" in (error.text_content() or "")
     assert HUGE in text
+    # counts the entrant did not report are not measured, never "0 prompt / 0 completion"
+    tokens = first.locator("dt", has_text="tokens").locator("xpath=following-sibling::dd[1]")
+    assert (tokens.text_content() or "") == "not measured", tokens.text_content()
+    assert tokens.count() == 1
     p.wait_for_timeout(200)
     assert p.evaluate("window.__pwned") is None
     assert p.locator("main script, main img, main b, main textarea").count() == 0
