@@ -34,6 +34,12 @@
     return n.toFixed(digits);
   }
   function est(e) { return e ? fmt(e.value, 3) + " [" + fmt(e.lo, 3) + ", " + fmt(e.hi, 3) + "]" : "—"; }
+  // A suite's own page (suite-<name>.html) tells the transcript viewer where "the board" is;
+  // the page sends no referrer, so it goes in the link's query.
+  function fromPage() {
+    var page = location.pathname.split("/").pop();
+    return /^[a-z0-9][a-z0-9-]{0,80}\.html$/.test(page) && page !== "index.html" ? "?from=" + page : "";
+  }
   function safeLink(url, text) {
     var parsed;
     try { parsed = new URL(url); } catch (err) { return el("span", text); }
@@ -331,7 +337,7 @@
       // the viewer beside the page (transcript.html), then the file on GitHub (--repo-url)
       if (!f.private && typeof r.transcripts === "string" && /^[0-9a-f]{24}$/.test(r.transcripts)) {
         var view = el("a", "transcript", "transcript");
-        view.href = "transcript.html#" + r.transcripts + "/" + encodeURIComponent(f.task_id);
+        view.href = "transcript.html" + fromPage() + "#" + r.transcripts + "/" + encodeURIComponent(f.task_id);
         item.appendChild(view);
       }
       if (f.transcript && !f.private) {

@@ -305,6 +305,18 @@
     });
   }
 
+  // "← the board" goes back to the page the link came from: a suite's own page
+  // (suite-<name>.html) as well as index.html. The board sends no referrer, so its link says
+  // ?from=<page>; only a plain page name of this directory is taken, anything else keeps
+  // index.html.
+  (function () {
+    var back = document.getElementById("back");
+    var from = new URLSearchParams(location.search).get("from");
+    if (back && from && /^[a-z0-9][a-z0-9-]{0,80}\.html$/.test(from) && from !== "transcript.html") {
+      back.setAttribute("href", from);
+    }
+  })();
+
   window.addEventListener("hashchange", render);
   render();
 })();

@@ -155,6 +155,24 @@ def test_a_failed_task_opens_its_transcript_with_the_call_the_result_and_the_che
     assert all(u.startswith(served["url"]) for u in tab.requests), tab.requests
 
 
+def test_the_way_back_is_to_the_page_the_reader_came_from(served: Any, tab: Watched) -> None:
+    """A suite's own page (suite-<name>.html) links its failed tasks to the same viewer; "the
+    board" link went to index.html, another suite's page."""
+    site = served["root"] / "shipped"
+    (site / "suite-x.html").write_bytes((site / "index.html").read_bytes())
+    p = tab.page
+    p.goto(served["url"] + "/shipped/suite-x.html")
+    card = _open_card_of(p, "example-support-bot")
+    card.locator("ul.failed a.transcript").first.click()
+    p.wait_for_selector("html[data-transcript='shown']")
+    assert p.locator("#back").get_attribute("href") == "suite-x.html"
+    p.goto(served["url"] + "/shipped/index.html")
+    _open_card_of(p, "example-support-bot").locator("ul.failed a.transcript").first.click()
+    p.wait_for_selector("html[data-transcript='shown']")
+    assert p.locator("#back").get_attribute("href") == "index.html"
+    assert tab.errors == [] and tab.dialogs == []
+
+
 def test_a_private_task_has_no_link_and_the_viewer_will_not_show_it(
     served: Any, tab: Watched
 ) -> None:
