@@ -87,3 +87,24 @@ def test_a_wrong_results_root_is_unusable_input(tmp_path: Path, elsewhere: Path)
     result = CliRunner().invoke(verify, [str(bundle), "--results-root", "reslts"])
     assert result.exit_code == 2, result.output
     assert "BUNDLE_NOT_FOUND" in result.output and "no results root at reslts" in result.output
+
+
+def test_a_bundle_of_an_imported_suite_is_told_about_suite_tasks(
+    tmp_path: Path, elsewhere: Path
+) -> None:
+    """A BFCL bundle verified where there is no tasks/ was told only "(--tasks)"; its task set
+    is the imported suite's, given with --suite-tasks."""
+    import json
+
+    repo, bundle = _repository(tmp_path)
+    shutil.rmtree(repo / "tasks")
+    result = CliRunner().invoke(verify, [str(bundle)])
+    assert result.exit_code == 2 and "--suite-tasks" not in result.output  # bench-suite's own
+    config = bundle / "config.json"
+    data = json.loads(config.read_text(encoding="utf-8"))
+    data["task_set"]["suite"] = {"name": "bfcl-v4", "version": "2026.3.23"}
+    config.write_text(json.dumps(data), encoding="utf-8")
+    result = CliRunner().invoke(verify, [str(bundle)])
+    assert result.exit_code == 2, result.output
+    assert "a run of the suite bfcl-v4" in result.output
+    assert "--suite-tasks DIR/tasks" in result.output

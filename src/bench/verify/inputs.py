@@ -12,6 +12,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from bench.core.suite import DEFAULT_SUITE_NAME
+
 from .codes import Code
 from .failure import VerifyFailure
 
@@ -62,11 +64,29 @@ def check_present(
             (Code.SIGNERS_UNUSABLE, f"no allowed_signers at {allowed_signers} (--allowed-signers)")
         )
     if not tasks.exists():
-        missing.append((Code.TASKS_UNUSABLE, f"no task set at {tasks} (--tasks)"))
+        missing.append(
+            (Code.TASKS_UNUSABLE, f"no task set at {tasks} (--tasks){_suite_hint(bundle)}")
+        )
     if missing:
         noun = "input" if len(missing) == 1 else "inputs"
         message = f"{len(missing)} missing {noun}: " + "; ".join(text for _, text in missing)
         raise VerifyFailure(missing[0][0], message, path=str(bundle))
+
+
+def _suite_hint(bundle: Path) -> str:
+    """For a bundle of an imported suite, where its task set is named (``--suite-tasks``)."""
+    from .records import read_config
+
+    try:
+        suite = read_config(bundle).task_set.suite.name
+    except (VerifyFailure, OSError):
+        return ""
+    if suite == DEFAULT_SUITE_NAME:
+        return ""
+    return (
+        f"; this bundle is a run of the suite {suite}: give its imported task set with "
+        f"--suite-tasks DIR/tasks (docs/SUITES.md)"
+    )
 
 
 def tasks_for_suite(bundle: Path, default: Path, suite_tasks: Mapping[str, Path]) -> Path:
