@@ -111,13 +111,15 @@ def board() -> None:
     "--allowed-signers",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Keys bundles are verified against (default: submissions/allowed_signers).",
+    help="Keys bundles are verified against (default: submissions/allowed_signers beside the "
+    "--results directory, in the repository that holds it).",
 )
 @click.option(
     "--tasks",
     type=click.Path(path_type=Path),
     default=None,
-    help="The pinned task set bundles are verified against (default: tasks/).",
+    help="The pinned task set bundles are verified against (default: tasks/ beside the "
+    "--results directory).",
 )
 @click.option(
     "--suite-tasks",
