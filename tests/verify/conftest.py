@@ -4,6 +4,7 @@ scripted entrant), and a private copy of its world (results/, submissions/) per 
 from __future__ import annotations
 
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from bench.runner import RunRequest, start_run
 from bench.signing import public_line, signer_line
 from bench.signing.bundle import build_bundle
 from bench.testing.keys import write_private_key
+
+# Test modules here import their shared helpers (fixture_bundles) as top-level modules.
+sys.path.insert(0, str(Path(__file__).parent))
 
 MINI = Path(__file__).resolve().parent.parent / "fixtures" / "mini"
 ENTRANT = "mini-good"

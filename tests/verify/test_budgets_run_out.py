@@ -7,17 +7,15 @@ bundle's own key, and still verify.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from fixture_bundles import REGEN
 
 from bench.core.budget import Budget
 from bench.records import RunDir
@@ -31,21 +29,6 @@ BUNDLES = Path(__file__).resolve().parents[1] / "fixtures" / "bundles"
 MINI = Path(__file__).resolve().parents[1] / "fixtures" / "mini"
 ENTRANT = "mini-good"
 Records = list[dict[str, Any]]
-
-
-def _regenerate() -> ModuleType:
-    name = "bundles_regenerate"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, BUNDLES / "regenerate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-REGEN = _regenerate()
 
 
 @pytest.fixture(scope="module")

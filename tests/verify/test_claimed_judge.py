@@ -13,17 +13,13 @@ are the ones those verdicts give.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives import serialization
+from fixture_bundles import OWNER, REGEN, base_world
 
 from bench.core.score import Verdict
 from bench.records.run import RunConfig
@@ -44,26 +40,9 @@ UNTRUSTED = {
 }
 
 
-def _regenerate() -> ModuleType:
-    name = "bundles_regenerate"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, BUNDLES / "regenerate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-REGEN = _regenerate()
-OWNER = serialization.load_ssh_private_key((BUNDLES / "_keys" / REGEN.ENTRANT).read_bytes(), None)
-
-
 @pytest.fixture
 def world(tmp_path: Path) -> Any:
-    shutil.copytree(BUNDLES / "_base", tmp_path / "world")
-    return REGEN.World(tmp_path / "world", {REGEN.ENTRANT: OWNER}, None, None)
+    return base_world(tmp_path)
 
 
 def _verify(world: Any) -> BundleVerdict:

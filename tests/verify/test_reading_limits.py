@@ -12,19 +12,15 @@ time (benchmarks/bench_reading.py measures that). The bundles are the adversaria
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 import os
-import shutil
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives import serialization
+from fixture_bundles import REGEN, base_world
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -49,26 +45,9 @@ ATTEMPTS, CASSETTE, CONFIG = "attempts.jsonl.gz", "cassette.jsonl", "config.json
 MiB = 1024 * 1024
 
 
-def _regenerate() -> ModuleType:
-    name = "bundles_regenerate"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, BUNDLES / "regenerate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-REGEN = _regenerate()
-OWNER = serialization.load_ssh_private_key((BUNDLES / "_keys" / REGEN.ENTRANT).read_bytes(), None)
-
-
 @pytest.fixture
 def world(tmp_path: Path) -> Any:
-    shutil.copytree(BASE, tmp_path / "world")
-    return REGEN.World(tmp_path / "world", {REGEN.ENTRANT: OWNER}, None, None)
+    return base_world(tmp_path)
 
 
 def options(world: Any) -> VerifyOptions:
