@@ -38,7 +38,16 @@ from bench.records.bundle import (
     ATTEMPTS,
     CASSETTE,
     CONFIG,
+    GZIP_RATIO_FLOOR,
     MANIFEST,
+    MAX_ATTEMPT_LINES,
+    MAX_CASSETTE_LINES,
+    MAX_FILE_BYTES,
+    MAX_GZIP_RATIO,
+    MAX_LINE_BYTES,
+    MAX_MANIFEST_BYTES,
+    MAX_RECORD_BYTES,
+    MAX_TOTAL_BYTES,
     SIGNATURE,
     STATUS,
     TARGET,
@@ -277,7 +286,63 @@ def payload(
         TARGET: _pretty(published["target"]),
     }
     _refuse_key_values(run, config, plain, environ)
-    return {**plain, ATTEMPTS: deterministic_gzip(lines)}
+    files = {**plain, ATTEMPTS: deterministic_gzip(lines)}
+    _refuse_oversize(run, plain, files)
+    return files
+
+
+def _longest_line(data: bytes) -> tuple[int, int]:
+    """``(lines, bytes of the longest)`` of newline-terminated JSON lines, as verify counts."""
+    count = longest = start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        count += 1
+        longest = max(longest, end - start)
+        start = end + 1
+    return count, longest
+
+
+def _too_large(run: RunDir, name: str, problem: str) -> InputError:
+    return InputError(
+        f"would be {problem}, so bench verify would refuse the bundle (LIMIT_SIZE); "
+        "split the run with --tasks or fewer --repeats, or shorten what the entrant returns",
+        code="BUNDLE_TOO_LARGE",
+        path=run.path,
+        field=name,
+    )
+
+
+def _refuse_oversize(run: RunDir, plain: dict[str, bytes], files: dict[str, bytes]) -> None:
+    """The limits ``bench verify`` reads a bundle under (``records.bundle``), checked before
+    anything is written: a bundle verify would refuse is never made."""
+    for name in (CONFIG, STATUS, TARGET):
+        if len(plain[name]) > MAX_RECORD_BYTES:
+            raise _too_large(run, name, f"{len(plain[name])} bytes, over {MAX_RECORD_BYTES}")
+    for name, data in files.items():
+        if len(data) > MAX_FILE_BYTES:
+            raise _too_large(run, name, f"{len(data)} bytes, over {MAX_FILE_BYTES}")
+    inflated, packed = len(plain[ATTEMPTS]), len(files[ATTEMPTS])
+    ratio_cap = MAX_GZIP_RATIO * max(packed, GZIP_RATIO_FLOOR)
+    if inflated > min(MAX_FILE_BYTES, ratio_cap):
+        raise _too_large(
+            run, ATTEMPTS, f"{inflated} bytes inflated, over {min(MAX_FILE_BYTES, ratio_cap)}"
+        )
+    for name, cap in ((ATTEMPTS, MAX_ATTEMPT_LINES), (CASSETTE, MAX_CASSETTE_LINES)):
+        count, longest = _longest_line(plain[name])
+        if count > cap:
+            raise _too_large(run, name, f"{count} lines, over {cap}")
+        if longest > MAX_LINE_BYTES:
+            raise _too_large(run, name, f"a line of {longest} bytes, over {MAX_LINE_BYTES}")
+
+
+def _refuse_oversize_bundle(run: RunDir, files: dict[str, bytes]) -> None:
+    """The manifest's and the whole bundle's limits, once the manifest is made."""
+    if len(files[MANIFEST]) > MAX_MANIFEST_BYTES:
+        raise _too_large(run, MANIFEST, f"{len(files[MANIFEST])} bytes, over {MAX_MANIFEST_BYTES}")
+    total = sum(len(data) for data in files.values())
+    if total > MAX_TOTAL_BYTES:
+        raise _too_large(run, "the bundle", f"{total} bytes, over {MAX_TOTAL_BYTES}")
 
 
 def make_manifest(
@@ -362,6 +427,7 @@ def build_bundle(
     manifest = manifest_bytes(make_manifest(config, entrant, files, repository, now or utc_now()))
     files[MANIFEST] = manifest
     files[SIGNATURE] = sign(manifest, key).encode("ascii")
+    _refuse_oversize_bundle(run, files)
     destination.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".tmp-bundle-", dir=destination.parent))
     try:
