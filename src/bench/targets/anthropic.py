@@ -23,6 +23,7 @@ from .base import (
     ModelRequest,
     ModelResponse,
     TargetSpec,
+    check_filtered,
     choice_warnings,
     split_think,
     token_counts,
@@ -185,6 +186,8 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
     # Reasoning in <think> tags at the head of the text is not the answer (split_think): a
     # proxy in front of a reasoning model served without a reasoning parser.
     content, thought = split_think("".join(texts))
+    stop = data.get("stop_reason")
+    check_filtered(stop, "stop_reason", content, len(calls))
     if not content.strip() and not calls:
         thought += "".join(
             block["thinking"]
@@ -194,7 +197,7 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
         extra = f", {len(thought)} characters of reasoning" if thought else ""
         raise EntrantError(
             "the endpoint answered with neither content nor tool calls "
-            f"(stop_reason {data.get('stop_reason')!r}{extra})",
+            f"(stop_reason {stop!r}{extra})",
             code="ENTRANT_EMPTY_RESPONSE",
         )
     return ModelResponse(content=content, tool_calls=calls, usage=parse_usage(data.get("usage")))

@@ -102,6 +102,31 @@ STREAM_NOT_SERVED = "stream_not_served"
 run's summary counts these."""
 
 
+FILTERED = {
+    "content_filter": "the provider's content filter",  # OpenAI, Azure OpenAI
+    "refusal": "the provider's safety classifier",  # Anthropic: its streaming classifiers
+}
+"""Finish and stop reasons by which the provider, not the model, stopped the answer: what came
+before is not the model's answer."""
+
+
+def _got(content: str, calls: int) -> str:
+    return f"{len(content)} characters of text" + (f" and {calls} tool call(s)" if calls else "")
+
+
+def check_filtered(stop: Any, field: str, content: str, calls: int, said: str = "") -> None:
+    """``ENDPOINT_FILTERED`` when ``stop`` (a ``finish_reason`` or ``stop_reason``) says the
+    provider stopped the answer (``FILTERED``; ``said`` names what it flagged), even an empty
+    one: not retried, and not asked again unstreamed, since the same request would be stopped
+    again. Checked once per call, on the assembled answer."""
+    if isinstance(stop, str) and stop in FILTERED:
+        raise EntrantError(
+            f"{FILTERED[stop]} stopped the answer ({field} {stop!r}{said}) after "
+            f"{_got(content, calls)}: not the model's answer, so not scored",
+            code="ENDPOINT_FILTERED",
+        )
+
+
 def choice_warnings(required: bool, response: ModelResponse) -> list[str]:
     """``[TOOL_CHOICE_NOT_ENFORCED]`` when a required tool call did not come, else ``[]``."""
     return [TOOL_CHOICE_NOT_ENFORCED] if required and not response.tool_calls else []
@@ -384,6 +409,7 @@ def is_agent(target: object) -> bool:
 
 __all__ = [
     "FAILED_CALL",
+    "FILTERED",
     "REQUEST_REFUSED",
     "failed_call",
     "raise_recorded_failure",
@@ -391,6 +417,7 @@ __all__ = [
     "AgentReply",
     "AgentTarget",
     "HTTP_KINDS",
+    "check_filtered",
     "ModelRequest",
     "ModelResponse",
     "Pricing",

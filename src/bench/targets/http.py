@@ -271,6 +271,21 @@ def _error_text(body: bytes) -> str:
     return text[:limit] + ("…" if len(text) > limit else "")
 
 
+def _filtered_prompt(body: bytes) -> bool:
+    """Whether an error body is Azure OpenAI's content filter refusing the prompt: ``error``
+    with ``code: content_filter`` (``innererror.code: ResponsibleAIPolicyViolation``)."""
+    if b"content_filter" not in body and b"ResponsibleAIPolicyViolation" not in body:
+        return False
+    try:
+        error = as_object(as_object(json.loads(body)).get("error"))
+    except ValueError:
+        return False
+    inner = as_object(error.get("innererror"))
+    return error.get("code") == "content_filter" or inner.get("code") == (
+        "ResponsibleAIPolicyViolation"
+    )
+
+
 def classify_status(status: int, headers: Mapping[str, str], body: bytes) -> Failure:
     detail = _error_text(body)
     message = f"HTTP {status}" + (f": {detail}" if detail else "")
@@ -293,6 +308,10 @@ def classify_status(status: int, headers: Mapping[str, str], body: bytes) -> Fai
         )
     if status in (401, 403):
         return Failure(code="ENDPOINT_AUTH", message=message, retryable=False, status=status)
+    if status == 400 and _filtered_prompt(body):
+        # Azure OpenAI's filter refusing the prompt: the provider's, like finish_reason
+        # content_filter on an answer (``base.FILTERED``), and asking again gets the same.
+        return Failure(code="ENDPOINT_FILTERED", message=message, retryable=False, status=status)
     if 400 <= status < 500:
         return Failure(code="ENDPOINT_REJECTED", message=message, retryable=False, status=status)
     return Failure(

@@ -25,6 +25,7 @@ from .base import (
     ModelRequest,
     ModelResponse,
     TargetSpec,
+    check_filtered,
     choice_warnings,
     split_think,
     token_counts,
@@ -32,6 +33,9 @@ from .base import (
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object, loads_strict
 
 PATH = "/chat/completions"
+FAILED_FINISH = ("error", "abort")
+"""Finish reasons that say the server, not the model, ended the answer: OpenRouter's
+``error``, and ``abort`` from vLLM and SGLang when the engine drops a request (vllm#57082)."""
 EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -188,12 +192,14 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
         said = f": {error.get('message')}" if isinstance(error, dict) else ""
         raise EntrantError(f"the response has no choices{said}", code="ENDPOINT_BAD_RESPONSE")
     choice = choices[0]
-    if error or choice.get("finish_reason") == "error":  # "error": null is no error
+    if error or choice.get("finish_reason") in FAILED_FINISH:  # "error": null is no error
         # OpenRouter: an error during generation is in the 200 body, beside what was
-        # generated before it (finish_reason "error"); that part is not an answer.
+        # generated before it (finish_reason "error"); that part is not an answer. Nor is
+        # what a vLLM or SGLang engine generated before it aborted the request ("abort").
         told = error.get("message") if isinstance(error, dict) else error
+        said = told or f"finish_reason {choice.get('finish_reason')}"
         raise EntrantError(
-            f"the body reports an error beside its choices: {told or 'finish_reason error'}",
+            f"the body reports an error beside its choices: {said}",
             code="ENDPOINT_BAD_RESPONSE",
         )
     message = choice.get("message")
@@ -227,6 +233,8 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
                 arguments_error=problem,
             )
         )
+    finish = choice.get("finish_reason")
+    check_filtered(finish, "finish_reason", content, len(calls), _flagged(choice))
     if not content.strip() and not calls:
         reasoning = thought + _text(message.get("reasoning_content") or message.get("reasoning"))
         extra = f", {len(reasoning)} characters of reasoning" if reasoning else ""
@@ -236,6 +244,20 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
             code="ENTRANT_EMPTY_RESPONSE",
         )
     return ModelResponse(content=content, tool_calls=calls, usage=parse_usage(data.get("usage")))
+
+
+def _flagged(choice: dict[str, Any]) -> str:
+    """What Azure OpenAI's filter flagged (``content_filter_results``: ``{hate: {filtered:
+    true, severity: "high"}, ...}``) as ``: hate (high)``; nothing when it does not say."""
+    results = choice.get("content_filter_results")
+    if not isinstance(results, dict):
+        return ""
+    flagged = [
+        name + (f" ({result['severity']})" if isinstance(result.get("severity"), str) else "")
+        for name, result in results.items()
+        if isinstance(result, dict) and result.get("filtered") is True
+    ]
+    return ": " + ", ".join(flagged) if flagged else ""
 
 
 class ChatStream:
@@ -262,6 +284,7 @@ class ChatStream:
         calls: dict[tuple[int, int], dict[str, Any]] = {}
         finish: Any = None
         usage: Any = None
+        filters: Any = None
         saw_done = False
         for event in events:
             data = event.data
@@ -322,11 +345,16 @@ class ChatStream:
                             self._merge_call(calls, part, position)
                 if choice.get("finish_reason") is not None:
                     finish = choice["finish_reason"]
-        if finish == "error":  # OpenRouter: generation failed mid-stream
+                    # Azure OpenAI: what its filter flagged, beside finish_reason content_filter
+                    filters = choice.get("content_filter_results", filters)
+        if finish in FAILED_FINISH:
+            # OpenRouter: generation failed mid-stream ("error"); vLLM and SGLang: the engine
+            # aborted the request (shutting down, paused, scaled down: "abort", then [DONE]).
             raise AttemptFailed(
                 Failure(
                     code="ENDPOINT_STREAM_ERROR",
-                    message="the stream ended with finish_reason 'error': the answer is cut short",
+                    message=f"the stream ended with finish_reason {finish!r}: the answer is cut "
+                    "short",
                     retryable=True,
                 )
             )
@@ -359,6 +387,8 @@ class ChatStream:
             "object": "chat.completion",
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         }
+        if filters is not None and finish == "content_filter":
+            body["choices"][0]["content_filter_results"] = filters
         if usage is not None:
             body["usage"] = usage
         return body

@@ -50,6 +50,12 @@ unset); path plans are counted per distinct plan text:
     nostream                     a streamed request gets a 200 event stream closed before
                                  its first event (llama-cpp-python when it cannot stream the
                                  answer); a plain request is answered normally
+    length                       the answer cut by the token limit: half its text, or the
+                                 first call with half its arguments; ``finish_reason:
+                                 "length"`` (Anthropic: ``stop_reason: "max_tokens"``)
+    filtered                     the provider's filter stopped the answer: half its text,
+                                 ``finish_reason: "content_filter"`` with Azure's
+                                 ``content_filter_results`` (Anthropic: ``"refusal"``)
     delay,s=0.5                  answer normally after 0.5 s
     (any kind),latency=0.2       wait 0.2 s first
 
@@ -106,8 +112,10 @@ MAX_HEAD_BYTES = 64 * 1024
 DEFAULT_MAX_SECONDS = 600.0
 FAULT_KINDS = (
     "drip", "reset", "truncate", "badargs", "empty", "inband", "delay", "strict", "nofinish",
-    "invalid", "nostream", "thinkonly", "thinktags", "nostreamoptions",
+    "invalid", "nostream", "thinkonly", "thinktags", "nostreamoptions", "length", "filtered",
 )  # fmt: skip
+# What the ``length`` and ``filtered`` faults end an answer with: (openai, anthropic).
+ENDINGS = {"length": ("length", "max_tokens"), "filtered": ("content_filter", "refusal")}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -225,7 +233,24 @@ def _faulted(decision: Decision, fault: Fault | None) -> Decision:
     if kind == "thinktags":
         content = f"<think>\n{decision.reasoning}\n</think>\n\n{decision.content}"
         return Decision(content, decision.calls, "")
+    if kind == "length":  # half the text; a call's arguments are cut in ``_cut``
+        return Decision(decision.content[: len(decision.content) // 2], decision.calls[:1], "")
+    if kind == "filtered":  # the provider stopped it half-way: half the text, no call
+        return Decision(decision.content[: len(decision.content) // 2] or "I can", [], "")
     return decision
+
+
+FLAGGED = {
+    "hate": {"filtered": False, "severity": "safe"},
+    "violence": {"filtered": True, "severity": "medium"},
+}
+"""Azure OpenAI's ``content_filter_results`` beside ``finish_reason: content_filter``."""
+
+
+def _cut(arguments: dict[str, Any]) -> str:
+    """A call's arguments cut half-way, as the token limit leaves them."""
+    text = json.dumps(arguments)
+    return text[: len(text) // 2]
 
 
 def _obj(value: Any) -> dict[str, Any]:
@@ -449,6 +474,7 @@ def openai_reply(body: dict[str, Any], fault: Fault | None) -> tuple[dict[str, A
     decision = decide(model, _openai_turns(body.get("messages")), tools, str(choice), "call_")
     decision = _faulted(decision, fault)
     broken = fault is not None and fault.kind == "badargs"
+    ending = ENDINGS.get(fault.kind) if fault is not None else None
     messages = _list(body.get("messages"))
     prompt, cached, completion = _usage([body.get("tools")], messages, decision)
     usage = {
@@ -463,12 +489,16 @@ def openai_reply(body: dict[str, Any], fault: Fault | None) -> tuple[dict[str, A
             "type": "function",
             "function": {
                 "name": name,
-                "arguments": _broken(arguments) if broken else json.dumps(arguments),
+                "arguments": _broken(arguments)
+                if broken
+                else _cut(arguments)
+                if ending
+                else json.dumps(arguments),
             },
         }
         for call_id, name, arguments in decision.calls
     ]
-    finish = "tool_calls" if calls else "stop"
+    finish = ending[0] if ending else "tool_calls" if calls else "stop"
     ident = "chatcmpl-mock-" + hashlib.sha256(json.dumps(messages).encode()).hexdigest()[:16]
     created = int(time.time())
     message: dict[str, Any] = {
@@ -478,13 +508,17 @@ def openai_reply(body: dict[str, Any], fault: Fault | None) -> tuple[dict[str, A
     }
     if calls:
         message["tool_calls"] = calls
+    first: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish}
+    first["logprobs"] = None
+    if finish == "content_filter":  # Azure OpenAI says what its filter flagged
+        first["content_filter_results"] = FLAGGED
     whole = {
         "id": ident,
         "object": "chat.completion",
         "created": created,
         "model": model,
         "system_fingerprint": SERVER_NAME,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "choices": [first],
         "usage": usage,
     }
     if body.get("stream") is not True:
@@ -492,9 +526,10 @@ def openai_reply(body: dict[str, Any], fault: Fault | None) -> tuple[dict[str, A
     base = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model}
 
     def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
-        return _sse(
-            {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
-        )
+        choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
+        if finish_reason == "content_filter":
+            choice["content_filter_results"] = FLAGGED
+        return _sse({**base, "choices": [choice]})
 
     events = [chunk({"role": "assistant", "content": ""})]
     events += [chunk({"reasoning_content": part}) for part in _pieces(decision.reasoning, 16)]
@@ -545,6 +580,7 @@ def anthropic_reply(
     decision = decide(model, _anthropic_turns(body.get("messages")), tools, policy, "toolu_")
     decision = _faulted(decision, fault)
     broken = fault is not None and fault.kind == "badargs"
+    ending = ENDINGS.get(fault.kind) if fault is not None else None
     messages = _list(body.get("messages"))
     prompt, cached, completion = _usage([body.get("tools"), body.get("system")], messages, decision)
     usage = {
@@ -561,9 +597,9 @@ def anthropic_reply(
     if (decision.content or not decision.calls) and not only_thought:
         blocks.append({"type": "text", "text": decision.content})
     for call_id, name, arguments in decision.calls:
-        given: Any = _broken(arguments) if broken else arguments
+        given: Any = _broken(arguments) if broken else _cut(arguments) if ending else arguments
         blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": given})
-    stop = "tool_use" if decision.calls else "end_turn"
+    stop = ending[1] if ending else "tool_use" if decision.calls else "end_turn"
     ident = "msg_mock_" + hashlib.sha256(json.dumps(messages).encode()).hexdigest()[:16]
     whole = {
         "id": ident,
