@@ -16,7 +16,8 @@ all of it, and :meth:`VerdictInputs.key` hashes it:
   (``RUN_ID_REUSED``), and every bundle that came before it (``provenance``: only an earlier
   bundle can make this one a duplicate), with their bytes;
 * the code: every file of the installed ``bench`` package, the Python version and the
-  versions of the libraries a score or a record passes through.
+  versions of the libraries a verdict passes through (records, scores, the manifest's
+  canonical form, its signature, the task files).
 
 The clock is left out: the only check that reads it refuses a bundle created in the future,
 and the board's cache keeps valid verdicts only, which time cannot undo. A verdict read with
@@ -44,7 +45,21 @@ if TYPE_CHECKING:
     from .verifier import VerifyOptions
 
 FORMAT = b"bench-verdict-inputs/1"
-_LIBRARIES = ("pydantic", "pydantic-core", "numpy", "jsonschema", "click")
+# Every library a verdict or an entry passes through: the records (pydantic), the statistics
+# (numpy), the manifest's canonical form (rfc8785: MANIFEST_NOT_CANONICAL), its signature
+# (cryptography: SIGNATURE_INVALID), the task files (PyYAML: the pinned tasks and their
+# fingerprints). The publish workflow restores a cache made before a pinned upgrade of any of
+# them; a verdict the new version would refuse must not be taken from it.
+_LIBRARIES = (
+    "pydantic",
+    "pydantic-core",
+    "numpy",
+    "jsonschema",
+    "click",
+    "cryptography",
+    "rfc8785",
+    "PyYAML",
+)
 _CHUNK = 1 << 20
 
 

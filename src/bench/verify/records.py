@@ -313,6 +313,7 @@ def load_run(bundle: Path) -> BundleRun:
             Code.RECORD_INVALID, message, path=str(bundle / CONFIG), field=f"target.{field}"
         ) from None
     _finite(spec.model_dump(), str(bundle / CONFIG), "target")
+    _as_read(config.target, spec, str(bundle / CONFIG), "target")
     where = {name: str(bundle / name) for name in (ATTEMPTS, CASSETTE)}
     inflated = _gzip_reader(bundle / ATTEMPTS)
     plain = _plain_reader(bundle / CASSETTE)
@@ -333,10 +334,11 @@ def load_run(bundle: Path) -> BundleRun:
         # Both files counted and measured before a line of either is parsed.
         count_lines(inflated(gz), where[ATTEMPTS], planned, _PLANNED)
         lines = count_lines(plain(jl), where[CASSETTE], MAX_CASSETTE_LINES, "a flat cap")
-        attempts = [
-            _model(AttemptRecord, value, place)
-            for place, value in _parsed(gz, inflated, where[ATTEMPTS])
-        ]
+        attempts = []
+        for place, value in _parsed(gz, inflated, where[ATTEMPTS]):
+            record = _model(AttemptRecord, value, place)
+            _as_read(value, record, place, "", exclude=_UNCONVERTED)
+            attempts.append(record)
         calls = sum(len(a.trace.exchanges) for a in attempts)
         if lines > calls:
             raise _too_big(where[CASSETTE], f"more than {calls} lines ({_CALLS})")
@@ -350,6 +352,60 @@ def load_run(bundle: Path) -> BundleRun:
                 )
             cassette.append(entry)
     return BundleRun(config, status, attempts, cassette)
+
+
+def _kind(value: Any) -> str:
+    """A JSON value's kind: a whole number and a fraction are one kind (``1`` is ``1.0``)."""
+    if isinstance(value, bool):
+        return "flag"
+    if isinstance(value, int | float):
+        return "number"
+    return type(value).__name__
+
+
+def _not_as_read(found: Any, read: Any, field: str) -> tuple[str, Any, Any] | None:
+    """The first value of a record as written (``found``, parsed JSON) whose kind is not the
+    one its model writes (``read``, ``model_dump(mode="json")``), or None: a number, a flag or
+    a price given as text, a flag given as a number, that pydantic converts on reading. Verify
+    compares the converted values; the board and the transcript page show the bytes as
+    written, and a browser reads the text ``"false"`` as true. A key the model's dump leaves
+    out (excluded, or a setting added after the run) is not compared."""
+    if isinstance(found, dict) and isinstance(read, dict):
+        for key, value in found.items():
+            if key in read:
+                unread = _not_as_read(value, read[key], f"{field}.{key}" if field else key)
+                if unread is not None:
+                    return unread
+        return None
+    if isinstance(found, list) and isinstance(read, list) and len(found) == len(read):
+        for index, (mine, theirs) in enumerate(zip(found, read, strict=True)):
+            unread = _not_as_read(mine, theirs, f"{field}[{index}]")
+            if unread is not None:
+                return unread
+        return None
+    return None if _kind(found) == _kind(read) else (field, found, read)
+
+
+def _as_read(found: Any, model: BaseModel, path: str, field: str, **dump: Any) -> None:
+    """``found`` (a record as written) holds every value in the kind its ``model`` writes
+    (``_not_as_read``), else ``RECORD_INVALID`` naming the field."""
+    unread = _not_as_read(found, model.model_dump(mode="json", **dump), field)
+    if unread is not None:
+        where, value, read = unread
+        raise VerifyFailure(
+            Code.RECORD_INVALID,
+            f"{repr(value)[:80]} is not in the form its model writes ({repr(read)[:80]}): "
+            "bench run writes every value as its model does, and the board and the transcript "
+            "page show the record as written (a flag as text reads as true in a browser; a "
+            "price as text hides the prices a cost was made at)",
+            path=path,
+            field=where,
+        )
+
+
+# Not compared: an attempt's messages and model calls hold only text and free JSON (nothing a
+# model converts on reading), and are most of its bytes.
+_UNCONVERTED = {"trace": {"messages", "exchanges"}}
 
 
 def _inconsistent(message: str, path: Path, field: str | None = None) -> VerifyFailure:
