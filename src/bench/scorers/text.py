@@ -8,6 +8,12 @@ space — and the same is done to the expected value, so that a value written ac
 task file can still match. Nothing else is normalised: no punctuation stripping, no Unicode
 folding, no stemming, so a failure is always reproducible by reading the answer.
 
+``not_contains`` also reads the answer with its characters that disguise plain ones unmasked
+(``unmasked``): full-width letters, digits and signs (``９０３２``, ``＠``, ``．``), Cyrillic and
+Greek letters that look Latin (``Т-4410``) and invisible characters (zero-width spaces, soft
+hyphens) read as what a person reads; accented and Turkish letters stay as written. A forbidden
+value written in look-alikes is disclosed all the same.
+
 ``regex`` runs ``re.search`` on the answer exactly as written (no whitespace squashing, so
 ``^``/``$`` under the ``m`` flag still see the lines), with the flags ``i``, ``m``, ``s``.
 
@@ -22,6 +28,14 @@ budget of 80``). ``not_contains`` reads every word, however many there are.
 ``citations.DECLINE_PHRASES``) beside the value: "I don't know." in front of every answer
 would otherwise pass every unanswerable question and lose nothing on the others.
 
+**A list of guesses is not an answer.** On a question on the documents (a task with a
+``citations`` check), ``contains`` and ``regex`` also fail an answer that states
+``UNSUPPORTED_VALUES`` (3) or more distinct numbers found in nothing the agent read — the user's
+messages, what search and the other tools returned — (``unsupported_values``; cited ids left
+out, a number found anywhere in what it read counts as read): answers stated from the sources
+hold the sources' numbers, and a list of every value answers usually hold would otherwise pass
+any question whose value is among them.
+
 Sentences quote the start of the answer (or, for a forbidden match far into the answer, the
 stretch around it), truncated to about 80 characters with '…'.
 """
@@ -29,9 +43,12 @@ stretch around it), truncated to about 80 characters with '…'.
 from __future__ import annotations
 
 import functools
+import json
 import re
+import unicodedata
 
 from bench.core.score import Verdict
+from bench.core.trace import Trace
 from bench.tasks.expectations import Answerable, Citations, Contains, NotContains, Regex
 
 from . import answers
@@ -55,22 +72,64 @@ def _find(value: str, answer: str, case_sensitive: bool) -> re.Match[str] | None
 
 def _problem(answer: str, context: ScoringContext) -> str | None:
     """Why an answer holding the expected value still does not answer: ``answers.problem``
-    (length, pasting), or a hedge on a question the corpus answers."""
+    (length, pasting), a hedge on a question the corpus answers, or a list of values nothing
+    the agent read holds on a question on the documents."""
     whole = answers.problem(answer, context.trace)
     if whole is not None:
         return whole
     expectations = context.task.expectations
-    if not any(isinstance(e, Citations) for e in expectations) or any(
-        isinstance(e, Answerable) for e in expectations
-    ):
+    if not any(isinstance(e, Citations) for e in expectations):
         return None
-    decline = find_decline(answer)
-    if decline is None:
-        return None
-    return (
-        f"it also says '{decline.group(0)}': the corpus answers this question, and an answer "
-        "that declines too is a hedge, not an answer"
-    )
+    decline = None
+    if not any(isinstance(e, Answerable) for e in expectations):
+        decline = find_decline(answer)
+    if decline is not None:
+        return (
+            f"it also says '{decline.group(0)}': the corpus answers this question, and an answer "
+            "that declines too is a hedge, not an answer"
+        )
+    unread = unsupported_values(answer, context.trace)
+    if len(unread) >= UNSUPPORTED_VALUES:
+        shown = ", ".join(unread[:3]) + (", …" if len(unread) > 3 else "")
+        return (
+            f"it states {len(unread)} values that nothing the agent read holds ({shown}): an "
+            "answer to a question on the documents states what they say, not every value it "
+            "can think of"
+        )
+    return None
+
+
+UNSUPPORTED_VALUES = 3
+"""How many distinct values that nothing the agent read holds make an answer to a question on
+the documents a list of guesses (``unsupported_values``)."""
+
+_VALUE = re.compile(r"\d(?:[\d.,:]*\d)?")
+
+
+def _handed_text(trace: Trace) -> str:
+    """Everything the agent read, folded: user messages, tool results as shown and as data."""
+    texts = [m.content for m in trace.messages if m.role in ("user", "tool")]
+    for call in trace.tool_calls:
+        if call.result is not None:
+            texts += list(answers._strings(call.result))
+            texts.append(json.dumps(call.result, ensure_ascii=False, sort_keys=True))
+    return answers.fold("\n".join(texts))
+
+
+def unsupported_values(answer: str, trace: Trace) -> list[str]:
+    """The distinct numbers of ``answer`` (cited passage ids left out; full-width digits read
+    as digits) that appear in nothing the agent read, in the order written. A number found
+    anywhere in what it read, even inside a longer one, is supported."""
+    pieces, last = [], 0
+    for begin, end in answers.citation_spans(answer):
+        pieces += [answer[last:begin], " "]
+        last = end
+    pieces.append(answer[last:])
+    found = list(dict.fromkeys(_VALUE.findall(answers.fold("".join(pieces)))))
+    if not found:
+        return []
+    handed = _handed_text(trace)
+    return [value for value in found if value not in handed]
 
 
 def _shown(value: str, case_sensitive: bool) -> str:
@@ -96,12 +155,58 @@ def score_not_contains(expectation: NotContains, context: ScoringContext) -> Ver
     value = squash(expectation.value)
     shown = _shown(value, expectation.case_sensitive)
     hit = _find(value, answer, expectation.case_sensitive)
+    if hit is not None:
+        return failed(
+            expectation,
+            f"the answer contains {shown}, which the task forbids: {excerpt(answer, hit.start())}",
+        )
+    disguised = squash(unmasked(context.trace.answer))
+    hit = None if disguised == answer else _find(value, disguised, expectation.case_sensitive)
     if hit is None:
         return passed(expectation, f"the answer does not contain {shown}")
     return failed(
         expectation,
-        f"the answer contains {shown}, which the task forbids: {excerpt(answer, hit.start())}",
+        f"the answer contains {shown} in look-alike characters, which the task forbids: "
+        f"{excerpt(disguised, hit.start())}",
     )
+
+
+_LOOKALIKE_LETTERS = str.maketrans(
+    # Cyrillic and Greek letters, capital and small, drawn like Latin ones
+    "АВЕЅІЈКМНОРСТХУаеіјорсѕхуԁԛԝһӏΑΒΕΖΗΙΚΜΝΟΡΤΥΧαοριυνκτχ",
+    "ABESIJKMHOPCTXYaeijopcsxydqwhlABEZHIKMNOPTYXaopiuvktx",
+)
+
+
+class _Masks(dict[int, str | None]):
+    """``str.translate``'s table for :func:`unmasked`, filled as characters are met: a
+    character that is invisible is deleted, one that NFKC folds to plain ASCII (full-width
+    forms) becomes that, any other stays as written."""
+
+    def __missing__(self, code: int) -> str | None:
+        char = chr(code)
+        folded = unicodedata.normalize("NFKC", char)
+        if unicodedata.category(char) == "Cf":
+            found: str | None = None
+        elif folded != char and folded.isascii() and folded.isprintable():
+            found = folded
+        else:
+            found = char
+        self[code] = found
+        return found
+
+
+_MASKS = _Masks()
+
+
+def unmasked(text: str) -> str:
+    """``text`` with the characters that disguise plain ones read as those: full-width and
+    other compatibility forms that NFKC folds to ASCII, Cyrillic and Greek look-alikes of Latin
+    letters, invisible characters deleted. ASCII, accented and Turkish letters are untouched,
+    so an answer in plain characters reads exactly as written."""
+    if text.isascii():
+        return text
+    return text.translate(_LOOKALIKE_LETTERS).translate(_MASKS)
 
 
 def _flag_bits(flags: list[str]) -> re.RegexFlag:
@@ -131,4 +236,11 @@ def score_regex(expectation: Regex, context: ScoringContext) -> Verdict:
     return failed(expectation, f"{_slashed(expectation)} does not match: {excerpt(answer)}")
 
 
-__all__ = ["score_contains", "score_not_contains", "score_regex"]
+__all__ = [
+    "UNSUPPORTED_VALUES",
+    "score_contains",
+    "score_not_contains",
+    "score_regex",
+    "unmasked",
+    "unsupported_values",
+]
