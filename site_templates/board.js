@@ -231,6 +231,15 @@
     });
   }
   function tasks(n) { return n + (n === 1 ? " task" : " tasks"); }
+  // Which tasks the row's numbers are over: the split (or subset) it ran, and, when some of
+  // them could not be scored, how many were; those are left out of the mean and named.
+  function scope(r, cohort) {
+    var ran = r.subset ? r.subset + " (not the whole split)" : "all of the " + (cohort.split ? cohort.split + " split" : "task set");
+    var missing = r.not_scored.length;
+    if (!missing) return ran;
+    return r.tasks + " of " + tasks(r.tasks + missing) + " scored (" + ran + "; " + missing +
+      " not scored, left out of the mean and named below)";
+  }
   function dl(pairs) {
     var list = el("dl");
     pairs.forEach(function (p) { list.appendChild(el("dt", p[0])); list.appendChild(el("dd", p[1])); });
@@ -267,7 +276,10 @@
       ["entrant", r.entrant], ["run", r.run_id + " (" + r.source + ": " + r.source_path + ")"],
       ["date", r.created], ["verified", (r.verified ? "yes" : "no") + " — " + r.verified_note],
       ["rank", r.ranked ? r.rank + " (range " + r.rank + "–" + r.rank_hi + ")" : r.reference ? "not ranked: reference row (no-model baseline " + r.reference + ")" : "unranked (" + r.status + ")"],
-      ["tasks", r.subset ? r.subset + " (not the whole split)" : "all of the " + (cohort.split ? cohort.split + " split" : "task set")],
+      ["tasks", scope(r, cohort)],
+      // the engine the run declared: in its fingerprint, not its cohort key, so it tells one
+      // entrant's rows of a cohort apart; only runs of an inference server have one
+      ["engine", r.engine],
       ["headline", est(r.headline)], ["pooled mean", fmt(r.pooled, 3)],
       ["pass^k", est(r.pass_hat_k)], ["flakiness", est(r.flakiness)],
       ["error rate", fmt(r.error_rate * 100, 1) + " %"],
@@ -277,7 +289,7 @@
       ["frontier membership", r.frontier_probability === null ? "—" : fmt(r.frontier_probability * 100, 0) + " %" + (r.dominated_95 ? ", dominated with 95 % confidence" : "")],
       ["judge-excluded families", r.judge_excluded.length ? r.judge_excluded.join(", ") : "none"],
       ["note", r.note === null ? "—" : r.note]
-    ]));
+    ].filter(function (p) { return p[1] !== null; })));
     if (r.entrant_info) {
       var info = r.entrant_info;
       parts.appendChild(el("h3", "About the entrant"));
@@ -319,6 +331,21 @@
       var unsafe = el("ul");
       r.safety.forEach(function (s) { unsafe.appendChild(el("li", s)); });
       parts.appendChild(unsafe);
+    }
+    if (r.not_scored.length) {
+      var unscoredHead = el("h3", "Not scored (" + r.not_scored.length.toLocaleString("en-US") + "): left out of the mean", "not-scored-head");
+      unscoredHead.id = "card-not-scored";
+      parts.appendChild(unscoredHead);
+      var unscored = el("ul", null, "not-scored");
+      r.not_scored.forEach(function (n) {
+        var item = el("li");
+        item.appendChild(el("code", n.task_id));
+        item.appendChild(document.createTextNode(" " + n.family + " "));
+        if (n.private) item.appendChild(el("span", "(private split: id only)", "sub"));
+        else if (n.reason !== null) item.appendChild(el("span", n.reason, "sub sentence"));
+        unscored.appendChild(item);
+      });
+      parts.appendChild(unscored);
     }
     var failedList = failedTasks(r.failed);
     failedHead = el("h3", "Failed tasks (" + failedList.length + ")", "failed-head");

@@ -145,3 +145,17 @@ def _options(root: Path, out: Path, **changes: Any) -> BuildOptions:
 def make_options() -> Callable[..., BuildOptions]:
     """``make_options(root, out, **changes)``: the options every board test builds with."""
     return _options
+
+
+@pytest.fixture(scope="session")
+def unscored_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A board of real runs with tasks that could not be scored, one of them private, and one
+    entrant's two rows told apart by the engine each declared (``unscored_runs``)."""
+    from unscored_runs import write_unscored_runs
+
+    from bench.board import build
+
+    root = tmp_path_factory.mktemp("unscored")
+    write_unscored_runs(root)
+    build(_options(root, root / "site", submissions=None))
+    return root / "site"

@@ -60,6 +60,18 @@ class FailedInput:
 
 
 @dataclass(frozen=True)
+class NotScoredInput:
+    """A task left out of the run's mean: no expectation could decide it, or none of its
+    attempts counted (``RunSummary.not_scorable``). ``reason`` is None for a private task: its
+    id only, as a private failed task shows no sentence."""
+
+    task_id: str
+    family: str
+    reason: str | None
+    private: bool
+
+
+@dataclass(frozen=True)
 class EntryInput:
     """What the board needs from one run."""
 
@@ -94,6 +106,8 @@ class EntryInput:
     safety: tuple[str, ...] = ()
     judge_excluded: tuple[str, ...] = ()
     failed: tuple[FailedInput, ...] = ()
+    not_scored: tuple[NotScoredInput, ...] = ()
+    """Tasks of the run left out of its mean, in the run's task order (named on the card)."""
     source: Literal["run", "bundle"] = "run"
     source_path: str = ""
     verified: bool = False
@@ -156,6 +170,34 @@ def transcript_link(
     return f"{base}/attempts/{task_id}--r0.json"
 
 
+def _declared(value: object) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float | str):
+        text = display_text(str(value))
+        return None if text == "(unnamed)" else text
+    return None
+
+
+def engine_label(config: Mapping[str, object]) -> str | None:
+    """What the run's inference server declared (``RunConfig.server``), as the card prints it:
+    ``llama-cpp-python 0.3.36, context window 8192, quantisation Q4_K_M``; None when the run
+    recorded no server (a scripted or http-agent target)."""
+    server = config.get("server")
+    if not isinstance(server, Mapping):
+        return None
+    engine = _declared(server.get("engine")) or "unknown"
+    version = _declared(server.get("version"))
+    parts = [engine if version is None else f"{engine} {version}"]
+    if (window := _declared(server.get("context_window"))) is not None:
+        parts.append(f"context window {window}")
+    if (quantisation := _declared(server.get("quantisation"))) is not None:
+        parts.append(f"quantisation {quantisation}")
+    if len(parts) == 1 and version is None:
+        parts[0] += " (the server declared no version, context window or quantisation)"
+    return ", ".join(parts)
+
+
 def _overrides(config: RunConfig) -> dict[str, object]:
     """The task budget the run set over every task's own (``--task-budget-*``): its set fields."""
     return {k: v for k, v in config.task_budget.model_dump(mode="json").items() if v is not None}
@@ -213,6 +255,16 @@ def from_summary(
         )
         for f in summary.failures
     )
+    family_of = {s.task_id: s.family for s in summary.task_scores}
+    not_scored = tuple(
+        NotScoredInput(
+            task_id=task_id,
+            family=family_of.get(task_id, ""),
+            reason=None if task_id in private else why,
+            private=task_id in private,
+        )
+        for task_id, why in summary.not_scorable
+    )
     note = config.target.get("note")
     suite = config.task_set.suite
     replay_of = None
@@ -243,6 +295,9 @@ def from_summary(
                 else {}
             ),
             **({"task_budget": overrides} if (overrides := _overrides(config)) else {}),
+            # In the fingerprint, not the cohort key: rows of one entrant that differ only in
+            # the engine they declared share a cohort, and the card tells them apart by it.
+            **({"server": config.server} if config.server is not None else {}),
         },
         task_set_hash=config.task_set.content_hash,
         split=config.task_set.split,
@@ -267,6 +322,7 @@ def from_summary(
             sorted({s.family for s in summary.task_scores if not s.judge_trusted})
         ),
         failed=failed,
+        not_scored=not_scored,
         source=source,
         source_path=source_path,
         verified=verified,
@@ -293,7 +349,9 @@ def p95_point(e: EntryInput) -> float:
 __all__ = [
     "EntryInput",
     "FailedInput",
+    "NotScoredInput",
     "RunHeadline",
+    "engine_label",
     "from_summary",
     "p95_point",
     "run_headline",

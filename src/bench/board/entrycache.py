@@ -28,9 +28,10 @@ from typing import Any
 from bench.core.keyed import prune, read_keyed, write_keyed
 from bench.core.seal import SealKey, seal, unseal
 
-from .entries import EntryInput, FailedInput, RunHeadline
+from .entries import EntryInput, FailedInput, NotScoredInput, RunHeadline
 
-FORMAT = "bench-board-entry/1"
+FORMAT = "bench-board-entry/2"
+"""In every key: a new format (2 added ``not_scored``) makes every entry cached before a miss."""
 SUFFIX = ".json"
 
 
@@ -55,6 +56,7 @@ def _decode(raw: bytes) -> tuple[EntryInput, bytes]:
     values["failed"] = tuple(
         FailedInput(**{**f, "lines": tuple(f["lines"])}) for f in values["failed"]
     )
+    values["not_scored"] = tuple(NotScoredInput(**n) for n in values["not_scored"])
     if values["headline"] is not None:
         values["headline"] = RunHeadline(**values["headline"])
     return EntryInput(**values), bytes.fromhex(data["digest"])

@@ -50,6 +50,16 @@ class FailedTask(Strict):
     )
 
 
+class NotScoredTask(Strict):
+    """A task left out of the row's mean and named: no expectation could decide it, or none
+    of its attempts counted (docs/SCORING.md)."""
+
+    task_id: str
+    family: str
+    reason: str | None = Field(description="why, as bench show prints it; None for private tasks")
+    private: bool = False
+
+
 class EntrantInfo(Strict):
     """What ``submissions/<entrant>.yaml`` says about the entrant (registry files are reviewed
     in the pull request that adds the key). ``description`` is the Markdown source; the page
@@ -113,6 +123,16 @@ class EntryRow(Strict):
     safety: list[str]
     judge_excluded: list[str] = Field(description="families with judged checks left out")
     failed: list[FailedTask]
+    not_scored: list[NotScoredTask] = Field(
+        default_factory=list,
+        description="tasks of the run left out of its mean, each named (the card lists them); "
+        "tasks + len(not_scored) is how many the run attempted to score",
+    )
+    engine: str | None = Field(
+        None,
+        description="what the run's inference server declared (config.server): in the "
+        "fingerprint, not the cohort key, so it tells an entrant's rows of one cohort apart",
+    )
     note: str | None = None
     languages: list[LanguageScore] = Field(
         default_factory=list, description="per-language plain means, sorted by language"
@@ -211,6 +231,7 @@ __all__ = [
     "Estimate",
     "FailedTask",
     "LanguageScore",
+    "NotScoredTask",
     "SuiteInfo",
     "SuitePage",
 ]

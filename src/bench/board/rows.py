@@ -23,7 +23,7 @@ from bench.core.suite import DEFAULT_SUITE_NAME
 from bench.reports.order import SHOWN_DECIMALS, order_key
 
 from .cohort import CohortStats, cohort_stats
-from .entries import EntryInput, RunHeadline, p95_point, run_headline
+from .entries import EntryInput, RunHeadline, engine_label, p95_point, run_headline
 from .model import Board, CohortRows, EntryRow, Estimate, LanguageScore
 
 RANK_MODE = (
@@ -74,6 +74,8 @@ def _row(e: EntryInput, **stats: object) -> EntryRow:
             # plain mappings, validated in this one call (made one object at a time they
             # took 1.3x the CPU: 160,000 failed tasks on a board of 100 BFCL entrants)
             "failed": [vars(f) for f in e.failed],
+            "not_scored": [vars(n) for n in e.not_scored],
+            "engine": engine_label(e.config),
             "note": e.note,
             "reference": e.reference,
             "subset": e.subset,
