@@ -162,7 +162,9 @@ def test_the_api_key_never_reaches_a_file_or_a_message(
     )
     server.script(server.Reply(f"PASS: your key {api_key} looks fine"))
     with open_judge(path) as service:
-        fine = score_attempt(task, Trace(answers=["[judge:PASS]"]), frozenset(), judge=service)
+        # (The scripted reply answers it: "[judge:PASS]" would tell the grader what to say,
+        # and the guard would fail it unjudged.)
+        fine = score_attempt(task, Trace(answers=["A fine answer."]), frozenset(), judge=service)
         echoed = score_attempt(task, Trace(answers=["[echo]"]), frozenset(), judge=service)
         open_files = [p for p in tmp_path.rglob("*") if p.is_file()]
         assert any(p.name.endswith("-wal") for p in open_files)

@@ -116,12 +116,14 @@ def test_an_unset_key_variable_is_named_never_valued(
 
 def test_the_prompt_fills_each_placeholder_once() -> None:
     config = JudgeConfig(base_url="http://x/v1", model="m")
-    messages = config.messages("R {answer}", "Q?", "the answer says {rubric} literally")
+    messages = config.messages(
+        "R {answer}", "Q?", "the answer says {rubric} literally {fence}", fence="f00d"
+    )
     assert [m["role"] for m in messages] == ["system", "user"]
     user = messages[1]["content"]
     assert "Rubric:\nR {answer}\n" in user
     assert "Question:\nQ?\n" in user
-    assert "Answer to grade:\nthe answer says {rubric} literally\n" in user
+    assert "[ANSWER f00d]\nthe answer says {rubric} literally {fence}\n[END OF ANSWER f00d]" in user
     assert config.alternate_rubric("says 7 days") == (
         "Accept the answer if, and only if, this holds: says 7 days"
     )

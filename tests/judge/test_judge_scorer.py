@@ -3,6 +3,7 @@ one (asked, recorded, excluded) and an outage; and a re-scored run that costs no
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,8 @@ def test_the_judge_sees_the_last_user_message_and_the_final_answer(
     (prompt,) = server.user_messages()
     assert "Question:\nHow long does the refund take to reach my card?\n" in prompt
     assert "Hi, I returned a kettle." not in prompt
-    assert "Answer to grade:\n7 days.\n" in prompt and "Hello!" not in prompt
+    assert re.search(r"\[ANSWER (\w{16})\]\n7 days\.\n\[END OF ANSWER \1\]", prompt)
+    assert "Hello!" not in prompt
 
 
 def test_rescoring_the_same_attempts_makes_zero_requests(service: RunJudge, server: Any) -> None:

@@ -218,6 +218,12 @@ def judge_verdict_problem(
     exchanges are not in the bundle, so its PASS or FAIL and its one sentence are the
     submitter's word; everything else of the verdict is bound: the expectation's type, weight,
     axis and safety flag, and the form the judge's trust (as the run records it) gives."""
+    if offline.decided:
+        # Only the guard decides a judged check offline: the answer spoke to its grader, so no
+        # judge was asked, and the verdict is the guard's, whatever the run claims its judge said.
+        if recorded != offline:
+            return f"the guard fails this answer before any judge is asked ({offline.sentence})"
+        return None
     said = {
         "decided": recorded.decided,
         "passed": recorded.passed,

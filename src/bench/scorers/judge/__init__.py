@@ -8,6 +8,8 @@ and the calibration load only when asked for, from their modules:
 * ``cache``: ``JudgeCache`` and ``cache_key``;
 * ``calibration``: ``calibrate``, ``CalibrationReport``, ``assess`` and the floor;
 * ``service``: ``open_judge``, the object a run hands ``score_attempt(..., judge=...)``;
+* ``guard``: ``check_answer``, which fails an answer that speaks to its grader before any judge
+  is asked;
 * ``errors``: the error classes and their codes.
 
 See docs/JUDGE.md.

@@ -1,8 +1,14 @@
 """The ``judge`` expectation: an LLM judge grades the answer against the task's rubric.
 
 The judge sees the rubric, the task's last user message (the question) and the final answer.
-Its verdict decides the expectation only when the run's judge is *trusted* (a calibration on
-file for this very judge clears κ ≥ 0.70 over ≥ 20 labels). Otherwise:
+First the guard (``guard.check_answer``) reads the answer: one that speaks to its grader (a
+verdict it asks for, a role marker, a copied prompt heading, hidden characters, the rubric
+repeated back, or too long to grade) fails, decided, with the guard's sentence. The judge is
+not asked and nothing is cached; with no judge, or an untrusted one, the failure stands all the
+same, because no model decided it.
+
+Otherwise the judge's verdict decides the expectation only when the run's judge is *trusted* (a
+calibration on file for this very judge clears κ ≥ 0.70 over ≥ 20 labels). Otherwise:
 
 * no judge for the run → undecided, ``no judge configured for this run``;
 * an untrusted judge → it is still asked and what it said is recorded, but the verdict is
@@ -19,6 +25,7 @@ from bench.tasks.expectations import Judge
 
 from ..base import ScoringContext, failed, passed, register, squash, truncate, undecided
 from .errors import JudgeUnavailable
+from .guard import check_answer
 
 REASON_LIMIT = 200
 """How much of the judge's reason a sentence quotes."""
@@ -32,6 +39,9 @@ def question_of(context: ScoringContext) -> str:
 
 @register("judge")
 def score_judge(expectation: Judge, context: ScoringContext) -> Verdict:
+    tripped = check_answer(context.trace.answer, expectation.rubric)
+    if tripped is not None:
+        return failed(expectation, tripped.sentence)
     service = context.judge
     if service is None:
         return undecided(expectation, "no judge configured for this run")
