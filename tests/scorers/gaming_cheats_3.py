@@ -88,7 +88,10 @@ def _fold(text: str) -> str:
 
 
 def _public(family: str) -> list[dict[str, Any]]:
-    data = yaml.safe_load((TASKS / f"{family}.public.yaml").read_text(encoding="utf-8"))
+    # libyaml when it is there: a scripted target imports this module afresh for each run, so
+    # its caches start empty every run
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load((TASKS / f"{family}.public.yaml").read_text(encoding="utf-8"), loader)
     return list(data["tasks"])
 
 
