@@ -88,13 +88,18 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
 
 def write_target(directory: Path, servers: Servers, route: Route) -> Path:
     """The target file a contributor would write: a token cap, streaming as the route says."""
+    return target_file(directory, route, servers.base_url(route), servers.model(route),
+                       "llama-cpp-python")  # fmt: skip
+
+
+def target_file(directory: Path, route: Route, base_url: str, model: str, engine: str) -> Path:
     data: dict[str, object] = {
         "format_version": 1,
         "kind": route.kind,
         "entrant": ENTRANT,  # one entrant: every route asks the same model
-        "display_name": f"SmolLM2-135M-Instruct Q4_1, llama-cpp-python ({route.name})",
-        "model": servers.model(route),
-        "base_url": servers.base_url(route),
+        "display_name": f"SmolLM2-135M-Instruct Q4_1, {engine} ({route.name})",
+        "model": model,
+        "base_url": base_url,
         "params": {"temperature": 0, "max_tokens": 128},
         "stream": route.stream,
         "max_in_flight": 1,  # each engine answers one request at a time (docs/TARGETS.md)
@@ -124,6 +129,23 @@ def bench(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     )
 
 
+def run_route(
+    base: Path, route: Route, target: Path, done: dict[str, RouteRun], problems: list[str]
+) -> None:
+    """``bench run`` of the slice against one target: into ``done``, else into ``problems``."""
+    runs = base / "runs" / route.name
+    args = ["run", "--tasks", str(TASKS), "--target", str(target), "--split", "public",
+            "--concurrency", "1", "--timeout", "30", "--runs-dir", str(runs)]  # fmt: skip
+    for task in SLICE:
+        args += ["--task", task]
+    result = bench(*args)
+    made = sorted(p for p in runs.glob("2*") if p.is_dir())
+    if result.returncode != 0 or len(made) != 1:
+        problems.append(f"{route.name}: exit {result.returncode}\n{result.stderr[-2000:]}")
+        return
+    done[route.name] = RouteRun(route, target, made[0], result.stdout)
+
+
 @pytest.fixture(scope="session")
 def route_runs(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> dict[str, RouteRun]:
     """``bench run`` of the slice on every route, the two lanes side by side."""
@@ -133,18 +155,7 @@ def route_runs(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> di
 
     def lane(which: str) -> None:
         for route in (r for r in ROUTES if r.lane == which):
-            runs = base / "runs" / route.name
-            target = write_target(base, servers, route)
-            args = ["run", "--tasks", str(TASKS), "--target", str(target), "--split", "public",
-                    "--concurrency", "1", "--timeout", "30", "--runs-dir", str(runs)]  # fmt: skip
-            for task in SLICE:
-                args += ["--task", task]
-            result = bench(*args)
-            made = sorted(p for p in runs.glob("2*") if p.is_dir())
-            if result.returncode != 0 or len(made) != 1:
-                problems.append(f"{route.name}: exit {result.returncode}\n{result.stderr[-2000:]}")
-                continue
-            done[route.name] = RouteRun(route, target, made[0], result.stdout)
+            run_route(base, route, write_target(base, servers, route), done, problems)
 
     threads = [threading.Thread(target=lane, args=(which,)) for which in ("a", "b")]
     for thread in threads:

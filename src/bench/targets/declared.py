@@ -124,8 +124,10 @@ def version(found: dict[str, Answer], names_engine: Callable[[str], object]) -> 
     return None
 
 
+# llama-server's entry says both the context it serves each request (``meta.n_ctx``, per slot)
+# and the one the model was trained for (``meta.n_ctx_train``, older builds say only that)
 ENTRY_WINDOW_KEYS = (("max_model_len",), ("context_length",), ("max_context_length",),
-                     ("meta", "n_ctx_train"))  # fmt: skip
+                     ("meta", "n_ctx"), ("meta", "n_ctx_train"))  # fmt: skip
 
 
 def _entry_window(entry: dict[str, Any] | None) -> int | None:
