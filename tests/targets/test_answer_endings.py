@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,8 @@ from bench.core.trace import Message, ToolDef
 from bench.runner import RunRequest, start_run
 from bench.targets import ModelRequest, ModelResponse, TargetSpec, build_target
 from bench.testing.mock_server import MockServer
+
+from .test_provider_streams import Engine, serving
 
 ASKED = ModelRequest(
     model="bench-mock",
@@ -142,44 +142,6 @@ def _events(*events: dict[str, Any]) -> bytes:
     )
 
 
-class _Server:
-    """Answers the n-th request with ``responses[n]`` (the last one repeats); counts them."""
-
-    def __init__(self, *responses: bytes) -> None:
-        self.responses = responses
-        self.requests = 0
-        self.url = ""
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = next(
-                    int(line.split(b":", 1)[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                )
-                await reader.readexactly(length)
-                self.requests += 1
-                writer.write(self.responses[min(self.requests, len(self.responses)) - 1])
-                await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-
-@asynccontextmanager
-async def _serving(server: _Server) -> AsyncIterator[_Server]:
-    listener = await asyncio.start_server(server.handle, "127.0.0.1", 0)
-    server.url = f"http://127.0.0.1:{listener.sockets[0].getsockname()[1]}"
-    try:
-        yield server
-    finally:
-        listener.close()
-        await listener.wait_closed()
-
-
 def _served(
     response: bytes | list[bytes], kind: str, stream: bool, request: ModelRequest = ASKED
 ) -> Any:
@@ -188,14 +150,14 @@ def _served(
     responses = response if isinstance(response, list) else [response]
 
     async def go() -> tuple[ModelResponse | EntrantError, int]:
-        async with _serving(_Server(*responses)) as server:
+        async with serving(Engine(responses)) as server:
             target = build_target(
                 _spec(kind, server.url, stream), Path("."), Path("x.yaml"), env={}
             )
             try:
-                return await target.complete(request), server.requests
+                return await target.complete(request), len(server.bodies)
             except EntrantError as exc:
-                return exc, server.requests
+                return exc, len(server.bodies)
             finally:
                 await target.aclose()
 
