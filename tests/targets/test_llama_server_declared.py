@@ -88,3 +88,39 @@ def test_an_older_llama_server_declares_only_the_trained_window() -> None:
     older = MODELS.replace(b'"n_ctx":2048,', b"")
     found = {"/v1/models": Answered(200, {}, older)}
     assert context_window(found, "smollm2") == 8192
+
+
+# /props as llama-server writes it (tools/server/server-context.cpp: ``chat_template_caps`` is
+# ``common_chat_templates_get_caps``), trimmed to the fields read here
+PROPS_NO_TOOLS = (
+    b'{"default_generation_settings":{"n_ctx":2048},"total_slots":1,"model_path":'
+    b'"/x/SmolLM2-135M-Instruct.Q4_1.gguf","chat_template_caps":{"supports_object_arguments":'
+    b'false,"supports_parallel_tool_calls":false,"supports_preserve_reasoning":false,'
+    b'"supports_string_content":true,"supports_system_role":true,"supports_tool_calls":false,'
+    b'"supports_tools":false,"supports_typed_content":false},"build_info":"b1-0c1e570"}'
+)
+
+
+def test_a_chat_template_without_tools_is_named_by_the_probe(
+    llama_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SmolLM2's own template has no tools: ``llama-server --jinja`` drops every tool a request
+    offers, silently, even under ``tool_choice: "required"``. It says so in ``/props``; the
+    probe reports it and ``bench probe`` warns. A server that says nothing is not warned of."""
+    from click.testing import CliRunner
+
+    from bench.cli.main import cli
+
+    report = asyncio.run(probe(llama_server + "/v1"))
+    assert report.renders_tools is None  # /props not recorded: nothing declared
+    monkeypatch.setitem(RECORDED, "/props", HEAD % len(PROPS_NO_TOOLS) + PROPS_NO_TOOLS)
+    report = asyncio.run(probe(llama_server + "/v1"))
+    assert report.renders_tools is False
+    said = CliRunner().invoke(cli, ["probe", "--base-url", llama_server + "/v1"])
+    assert said.exit_code == 0, said.output
+    assert "warning: its chat template has no tools" in said.output
+    with_tools = PROPS_NO_TOOLS.replace(b'"supports_tools":false', b'"supports_tools":true')
+    monkeypatch.setitem(RECORDED, "/props", HEAD % len(with_tools) + with_tools)
+    assert asyncio.run(probe(llama_server + "/v1")).renders_tools is True
+    said = CliRunner().invoke(cli, ["probe", "--base-url", llama_server + "/v1"])
+    assert "warning" not in said.output

@@ -121,6 +121,13 @@ def probe(
             ]
             if details:
                 click.echo(f"  {', '.join(details)}")
+            if report.renders_tools is False:
+                click.echo(
+                    "  warning: its chat template has no tools (/props chat_template_caps."
+                    "supports_tools: false): the tools a request offers are dropped from the "
+                    "prompt, even when a call is required; serve the model with a template "
+                    "that has tools (llama-server --chat-template-file)"
+                )
     if not found:
         why = reports[0].not_connected() if base_url is not None else None
         words = {

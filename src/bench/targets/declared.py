@@ -183,4 +183,13 @@ def quantisation(found: dict[str, Answer], model: str | None) -> str | None:
     return None
 
 
-__all__ = ["body", "context_window", "model_entry", "quantisation", "version"]
+def renders_tools(found: dict[str, Answer]) -> bool | None:
+    """Whether the server's chat template renders the tools a request offers, as llama.cpp's
+    ``llama-server`` declares it (``/props`` ``chat_template_caps.supports_tools``); None when
+    the server does not say. Serving a template without tools, ``llama-server --jinja`` drops
+    a request's tools from the prompt without a word, even under ``tool_choice: "required"``."""
+    said = _get(body(found, "/props"), "chat_template_caps", "supports_tools")
+    return said if isinstance(said, bool) else None
+
+
+__all__ = ["body", "context_window", "model_entry", "quantisation", "renders_tools", "version"]

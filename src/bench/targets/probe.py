@@ -95,6 +95,11 @@ class ProbeReport(Strict):
     version: str | None = Field(None, description="the engine version, as declared")
     context_window: int | None = Field(None, description="of the model, as declared")
     quantisation: str | None = Field(None, description="of the model, as declared")
+    renders_tools: bool | None = Field(
+        None,
+        description="whether its chat template renders a request's tools, as declared "
+        "(llama.cpp: /props chat_template_caps.supports_tools); false: tools are dropped",
+    )
 
     def not_connected(self) -> str | None:
         """Why no path got a connection (``REFUSED``, ``NO_SUCH_HOST``, ``TLS_FAILED``), or
@@ -334,6 +339,7 @@ async def probe(
         version=declarations.version(found, declared) if found else None,
         context_window=declarations.context_window(found, model),
         quantisation=declarations.quantisation(found, model),
+        renders_tools=declarations.renders_tools(found) if found else None,
     )
 
 
