@@ -118,9 +118,31 @@ def test_a_chat_template_without_tools_is_named_by_the_probe(
     assert report.renders_tools is False
     said = CliRunner().invoke(cli, ["probe", "--base-url", llama_server + "/v1"])
     assert said.exit_code == 0, said.output
-    assert "warning: its chat template has no tools" in said.output
+    assert "declares a chat template without tools" in said.output
     with_tools = PROPS_NO_TOOLS.replace(b'"supports_tools":false', b'"supports_tools":true')
     monkeypatch.setitem(RECORDED, "/props", HEAD % len(with_tools) + with_tools)
     assert asyncio.run(probe(llama_server + "/v1")).renders_tools is True
     said = CliRunner().invoke(cli, ["probe", "--base-url", llama_server + "/v1"])
     assert "warning" not in said.output
+
+
+def test_a_run_is_told_its_server_drops_the_tools(
+    llama_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At run start the server's identity is read: a template without tools is a notice (the
+    run goes on; its tool tasks will fail for the server, not the harness)."""
+    from bench.targets import TargetSpec
+    from bench.targets.probe import server_identity
+
+    spec = TargetSpec.model_validate(
+        {"kind": "openai", "entrant": "e", "display_name": "e", "model": "smollm2",
+         "base_url": llama_server + "/v1"}
+    )  # fmt: skip
+    notes: list[str] = []
+    asyncio.run(server_identity(spec, on_wait=notes.append))
+    assert notes == []
+    monkeypatch.setitem(RECORDED, "/props", HEAD % len(PROPS_NO_TOOLS) + PROPS_NO_TOOLS)
+    identity = asyncio.run(server_identity(spec, on_wait=notes.append))
+    assert identity is not None and identity.engine == "llama.cpp"
+    [note] = notes
+    assert "declares a chat template without tools" in note and llama_server in note

@@ -67,7 +67,14 @@ def probe(
     import asyncio
 
     from bench.core.errors import EntrantError, UsageError
-    from bench.targets.probe import DEFAULT_PORTS, NO_SUCH_HOST, REFUSED, TLS_FAILED, scan
+    from bench.targets.probe import (
+        DEFAULT_PORTS,
+        NO_SUCH_HOST,
+        REFUSED,
+        TLS_FAILED,
+        TOOLS_DROPPED,
+        scan,
+    )
     from bench.targets.probe import probe as probe_one
 
     key = None
@@ -122,12 +129,7 @@ def probe(
             if details:
                 click.echo(f"  {', '.join(details)}")
             if report.renders_tools is False:
-                click.echo(
-                    "  warning: its chat template has no tools (/props chat_template_caps."
-                    "supports_tools: false): the tools a request offers are dropped from the "
-                    "prompt, even when a call is required; serve the model with a template "
-                    "that has tools (llama-server --chat-template-file)"
-                )
+                click.echo(f"  warning: {TOOLS_DROPPED.format(url=report.url)}")
     if not found:
         why = reports[0].not_connected() if base_url is not None else None
         words = {

@@ -344,6 +344,12 @@ async def probe(
 
 
 IDENTIFIED_KINDS = ("openai", "anthropic")
+TOOLS_DROPPED = (
+    "the server at {url} declares a chat template without tools (/props chat_template_caps."
+    "supports_tools: false): it drops the tools every request offers from the prompt, even "
+    "when a call is required, so no tool task can pass; serve the model with a template that "
+    "has tools (llama-server --chat-template-file)"
+)
 
 
 async def server_identity(
@@ -368,7 +374,9 @@ async def server_identity(
     waited for the same way, and after ``wait_s`` (at once when it is 0) is
     ``ENDPOINT_UNREACHABLE``. A host name that does not resolve, or an ``https://`` URL whose
     TLS handshake fails, is ``ENDPOINT_UNREACHABLE`` at once: waiting does not mend a URL.
-    ``refuse_unreachable=False``: such a server is ``unknown``, as one that answers nothing."""
+    ``refuse_unreachable=False``: such a server is ``unknown``, as one that answers nothing.
+    ``on_wait`` is also told when the server declares a chat template without tools
+    (``TOOLS_DROPPED``): the run goes on, and its tool tasks will fail for it."""
     if spec.kind not in IDENTIFIED_KINDS or spec.base_url is None:
         return None
     key = spec.api_key()
@@ -397,6 +405,8 @@ async def server_identity(
             await asyncio.sleep(min(poll_s, left))
             continue
         if not report.loading() or wait_s <= 0:
+            if report.renders_tools is False and on_wait is not None:
+                on_wait(TOOLS_DROPPED.format(url=report.url))
             return report.identity()
         if left <= 0:
             raise EntrantError(
