@@ -105,15 +105,31 @@ def test_the_entrants_are_there() -> None:
     assert len(CHEATS) >= 12 and len(BASELINES) >= 4
 
 
+def assert_under_ceiling(name: str, results: dict[tuple[str, str], Values]) -> None:
+    """``name`` scores under ``CEILING`` in each of the six families, on each split."""
+    for split in SPLITS:
+        means = _family_means(results[(name, split)])
+        assert len(means) == 6
+        high = {family: round(m, 3) for family, m in means.items() if m >= CEILING}
+        assert high == {}, f"{name} on {split}"
+
+
+def assert_below_v1_on_each_split(
+    name: str, results: dict[tuple[str, str], Values], v1: str = "v1"
+) -> None:
+    """The example bot v1 (``results`` key ``v1``) is significantly above ``name`` on each
+    split alone."""
+    for split in SPLITS:
+        result = _paired(results[(v1, split)], results[(name, split)])
+        assert result.difference < 0.0, f"{name} on {split}"
+        assert result.significant, f"{name} on {split}: {result.method}"
+
+
 @pytest.mark.parametrize("entrant", ENTRANTS)
 def test_no_family_reaches_the_ceiling(
     entrant: str, results: dict[tuple[str, str], Values]
 ) -> None:
-    for split in SPLITS:
-        means = _family_means(results[(entrant, split)])
-        assert len(means) == 6
-        high = {family: round(m, 3) for family, m in means.items() if m >= CEILING}
-        assert high == {}, f"{entrant} on {split}"
+    assert_under_ceiling(entrant, results)
 
 
 def _paired(v1: Values, own: Values) -> PairedDifference:

@@ -38,12 +38,12 @@ from bench.scorers.answers import problem
 
 from .content_free_cheats import CONTENT_FREE
 from .test_cheats import (
-    CEILING,
     SPLITS,
     V1,
     Values,
     _family_means,
-    _paired,
+    assert_below_v1_on_each_split,
+    assert_under_ceiling,
     run_entrants,
     scripted_target,
 )
@@ -87,19 +87,12 @@ def test_every_cheat_has_its_function() -> None:
 
 @pytest.mark.parametrize("cheat", HELD)
 def test_no_family_reaches_the_ceiling(cheat: str, results: dict[tuple[str, str], Values]) -> None:
-    for split in SPLITS:
-        means = _family_means(results[(cheat, split)])
-        assert len(means) == 6
-        high = {family: round(m, 3) for family, m in means.items() if m >= CEILING}
-        assert high == {}, f"{cheat} on {split}"
+    assert_under_ceiling(cheat, results)
 
 
 @pytest.mark.parametrize("cheat", HELD)
 def test_significantly_below_v1(cheat: str, results: dict[tuple[str, str], Values]) -> None:
-    for split in SPLITS:
-        result = _paired(results[("v1", split)], results[(cheat, split)])
-        assert result.difference < 0.0, f"{cheat} on {split}"
-        assert result.significant, f"{cheat} on {split}: {result.method}"
+    assert_below_v1_on_each_split(cheat, results)
 
 
 @pytest.mark.parametrize("cheat", SPLIT_WORDS)
