@@ -436,8 +436,9 @@ def test_a_registration_pr_has_nothing_to_verify(tmp_path: Path) -> None:
     base = _git(repo, "rev-parse", "HEAD")
     _git(repo, "checkout", "-q", "-b", "pr")
     signers = repo / "submissions" / "allowed_signers"
-    own = signers.read_text().replace("mini-good", "newcomer")
-    signers.write_text(signers.read_text() + own)
+    # its own key: mini-good's line copied under another name is refused (PR_SIGNERS_INVALID)
+    own = signer_line("newcomer", public_line(Ed25519PrivateKey.generate().public_key()))
+    signers.write_text(signers.read_text() + own + "\n")
     (repo / "submissions" / "newcomer.yaml").write_text("display_name: Newcomer\n")
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "register")
@@ -454,8 +455,10 @@ def test_a_registration_pr_has_nothing_to_verify(tmp_path: Path) -> None:
 
 def test_a_registration_renaming_an_entrant_like_another_is_red_on_the_pr(tmp_path: Path) -> None:
     """A registration PR that renames an entrant on the board like another one (a Cyrillic o):
-    git's file list is fine, there is nothing to verify, and the publish build would stop on
-    the look-alike names once merged. The board check runs on registrations too."""
+    there is nothing to verify, and the publish build would stop on the look-alike names once
+    merged. A registration may not change the file of an entrant on the board at all
+    (PR_EDITS_PUBLISHED: git cannot tell the entrant from someone else), so the path guard is
+    red; the board check still catches the same rename in the entrant's own results PR."""
     repo, key, run = _fixture_repo(tmp_path)
     signers = repo / "submissions" / "allowed_signers"
     other_key = Ed25519PrivateKey.generate()
@@ -495,10 +498,9 @@ def test_a_registration_renaming_an_entrant_like_another_is_red_on_the_pr(tmp_pa
         REGISTRY.replace("Mini Good", "Mini G\u043eod")
     )
     _git(repo, "commit", "-q", "-am", "rename")
-    results = _verify_pr(repo, base, tmp_path)
-    assert [(name, r.returncode) for name, r in results] == [("path guard", 0), ("board check", 3)]
-    output = results[-1][1].stdout + results[-1][1].stderr
-    assert "error[BOARD_STRICT]" in output and "names that look alike" in output, output
+    [(name, result)] = _verify_pr(repo, base, tmp_path)
+    assert (name, result.returncode) == ("path guard", 1)
+    assert result.stderr.startswith(f"error[PR_EDITS_PUBLISHED]: submissions/{crashes}.yaml: ")
 
 
 # --- comment.yml: the PR number from the event, the report as inert text ----------------------

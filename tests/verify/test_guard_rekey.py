@@ -10,6 +10,8 @@ bundle yet is still a plain registration.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import subprocess
 import sys
@@ -24,8 +26,15 @@ BENCH = Path(sys.executable).parent / "bench"
 OLD_RUN = "results/other/20261101T000000Z-0a0a0a"
 
 
-def line(principal: str, key: str) -> str:
-    return f'{principal} namespaces="bundle-v1@bench-suite" ssh-ed25519 {key}'
+def key(token: str) -> str:
+    """A valid ssh-ed25519 public key (base64) named by ``token``: the guard lints the
+    allowed_signers a registration leaves, as verify does (PR_SIGNERS_INVALID)."""
+    blob = b"\0\0\0\x0bssh-ed25519\0\0\0\x20" + hashlib.sha256(token.encode()).digest()
+    return base64.b64encode(blob).decode("ascii")
+
+
+def line(principal: str, token: str) -> str:
+    return f'{principal} namespaces="bundle-v1@bench-suite" ssh-ed25519 {key(token)}'
 
 
 BASE = f"# keys\n{line('other', 'AAAAother')}\n{line('third', 'AAAAthird')}\n"
@@ -39,7 +48,7 @@ def _guard(after: str, *changes: Change) -> str | None:
 @pytest.mark.parametrize(
     "after",
     [
-        BASE.replace("AAAAother", "AAAAmallory"),  # replaced
+        BASE.replace(key("AAAAother"), key("AAAAmallory")),  # replaced
         BASE.replace(line("other", "AAAAother") + "\n", ""),  # removed
     ],
     ids=["replaced", "removed"],
@@ -52,7 +61,7 @@ def test_a_registration_swapping_a_published_entrants_key_is_refused(after: str)
 
 
 def test_a_registration_with_its_registry_file_swapping_the_key_is_refused() -> None:
-    after = BASE.replace("AAAAother", "AAAAmallory")
+    after = BASE.replace(key("AAAAother"), key("AAAAmallory"))
     with pytest.raises(GuardRefusal) as info:
         _guard(after, Change("M", "submissions/other.yaml"))
     assert info.value.code == "PR_REKEYS_PUBLISHED"
@@ -64,9 +73,10 @@ def test_other_registrations_are_unchanged() -> None:
         _guard(BASE + line("acme", "AAAAacme") + "\n", Change("A", "submissions/acme.yaml")) is None
     )
     # a rotation for an entrant with no bundle yet
-    assert _guard(BASE.replace("AAAAthird", "AAAAnew")) is None
+    assert _guard(BASE.replace(key("AAAAthird"), key("AAAAnew"))) is None
     # without knowing what is published (a unit call), as before
-    assert guard([Change("M", SIGNERS)], (BASE, BASE.replace("AAAAother", "AAAAx"))) is None
+    rotated = BASE.replace(key("AAAAother"), key("AAAAx"))
+    assert guard([Change("M", SIGNERS)], (BASE, rotated)) is None
 
 
 # --- on a real repository, through bench pr-guard ----------------------------------------------
@@ -108,7 +118,7 @@ def _commit(repo: Path) -> None:
 
 def test_git_a_stranger_swapping_a_published_entrants_key_is_refused(repo: Path) -> None:
     """Before: ``bench pr-guard`` exited 0 and printed nothing (a registration)."""
-    _write(repo, SIGNERS, BASE.replace("AAAAother", "AAAAmallory"))
+    _write(repo, SIGNERS, BASE.replace(key("AAAAother"), key("AAAAmallory")))
     _commit(repo)
     with pytest.raises(GuardRefusal) as info:
         guard_revisions("main")
@@ -122,6 +132,6 @@ def test_git_a_stranger_swapping_a_published_entrants_key_is_refused(repo: Path)
 
 
 def test_git_a_rotation_for_an_entrant_with_no_bundle_passes(repo: Path) -> None:
-    _write(repo, SIGNERS, BASE.replace("AAAAthird", "AAAAnew"))
+    _write(repo, SIGNERS, BASE.replace(key("AAAAthird"), key("AAAAnew")))
     _commit(repo)
     assert guard_revisions("main") is None

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import re
 import subprocess
@@ -39,8 +41,15 @@ def refusal(changes: list[Change], signers: tuple[str, str] | None = None) -> st
     return info.value.code
 
 
-def line(principal: str, key: str = "AAAAkey") -> str:
-    return f'{principal} namespaces="bundle-v1@bench-suite" ssh-ed25519 {key}'
+def key(token: str) -> str:
+    """A valid ssh-ed25519 public key (base64) named by ``token``: the guard lints the
+    allowed_signers a registration leaves, as verify does (PR_SIGNERS_INVALID)."""
+    blob = b"\0\0\0\x0bssh-ed25519\0\0\0\x20" + hashlib.sha256(token.encode()).digest()
+    return base64.b64encode(blob).decode("ascii")
+
+
+def line(principal: str, token: str = "AAAAkey") -> str:
+    return f'{principal} namespaces="bundle-v1@bench-suite" ssh-ed25519 {key(token)}'
 
 
 BASE_SIGNERS = f"# registered keys\n{line('other', 'AAAAother')}\n{line('third', 'AAAAthird')}\n"
@@ -155,7 +164,7 @@ def test_a_registration_may_replace_or_remove_only_its_own_key() -> None:
 
 
 def test_a_registration_changing_another_principals_line_is_refused() -> None:
-    changed = BASE_SIGNERS.replace("AAAAother", "AAAAmine") + line("acme") + "\n"
+    changed = BASE_SIGNERS.replace(key("AAAAother"), key("AAAAmine")) + line("acme") + "\n"
     changes = [Change("M", SIGNERS), *added("submissions/acme.yaml")]
     with pytest.raises(GuardRefusal) as info:
         guard(changes, (BASE_SIGNERS, changed))
@@ -325,7 +334,7 @@ def test_git_a_results_pr_touching_another_entrants_results_is_refused(repo: Pat
 
 def test_git_a_registration_changing_another_principals_line_is_refused(repo: Path) -> None:
     signers = repo / SIGNERS
-    text = signers.read_text().replace("AAAAother", "AAAAattacker")
+    text = signers.read_text().replace(key("AAAAother"), key("AAAAattacker"))
     signers.write_text(text + line("acme") + "\n")
     _write(repo, "submissions/acme.yaml", "display_name: Acme\n")
     _commit(repo)

@@ -13,6 +13,10 @@ pull request may change"):
   whose lines changed is decided from the file at the base and at the head (the principal is
   the first field of each line that is not blank or a comment), not from git's file list. It
   has nothing to verify and goes to maintainer review (CODEOWNERS covers ``/submissions/``).
+  A registration may not change the registry file of an entrant with bundles on the base
+  branch (``PR_EDITS_PUBLISHED``): a results PR, whose bundle the entrant's key signs, may.
+  The ``allowed_signers`` it leaves must pass the lint ``bench verify`` applies to the whole
+  file (``PR_SIGNERS_INVALID``): one bad line would stop every verification on main.
 
 No PR deletes a ``submissions/<entrant>.yaml`` (the board's ``--strict`` build would fail on the
 orphaned rows) or adds any other file under ``submissions/``. Every path component is checked
@@ -35,6 +39,7 @@ from pathlib import PurePosixPath
 
 from bench.core.errors import BenchError, UsageError
 from bench.core.ids import IdKind, identifier_problem
+from bench.signing.allowed_signers import MAX_SIGNERS_BYTES, lint_text
 
 SIGNERS = "submissions/allowed_signers"
 
@@ -55,9 +60,16 @@ CODES: dict[str, str] = {
     "regular file)",
     "PR_SUBMISSIONS_PATH": "a file under submissions/ that is neither allowed_signers nor "
     "<entrant>.yaml with a valid entrant id, or one made a symbolic link or a submodule",
-    "PR_REKEYS_PUBLISHED": "a registration removing or replacing the key of an entrant with "
-    "bundles on the base branch: they would no longer verify, and nobody but the maintainers "
-    "can tell the key's holder from someone else",
+    "PR_REKEYS_PUBLISHED": "a registration adding, removing or replacing a key of an entrant "
+    "with bundles on the base branch: they would no longer verify (or a second holder could "
+    "sign as that entrant), and nobody but the maintainers can tell the key's holder from "
+    "someone else",
+    "PR_EDITS_PUBLISHED": "a registration (no bundle) adding or modifying the registry file of "
+    "an entrant with bundles on the base branch: it renames their rows, and only a results PR "
+    "(signed with the entrant's key) or a maintainer shows who asks",
+    "PR_SIGNERS_INVALID": "a registration whose allowed_signers breaks the lint (a principal "
+    "twice, a key registered for two entrants, a non-ed25519 key, a missing namespace option): "
+    "once merged, every bundle's verification on main would stop (SIGNERS_UNUSABLE)",
 }
 
 
@@ -298,6 +310,18 @@ def guard(
         )
     if signer_changes:
         _check_signers(entrant, signers, published)
+    if bundle is None and published is not None:
+        for change, owner in submissions:
+            if published(owner):
+                raise GuardRefusal(
+                    f"a registration (no bundle) changes the registry file of entrant '{owner}', "
+                    "whose bundles are on the base branch: it names and describes their rows, "
+                    "and git cannot tell their owner from someone else; the owner changes it "
+                    "with a results PR (its bundle is signed with the registered key), or a "
+                    "maintainer does",
+                    code="PR_EDITS_PUBLISHED",
+                    path=shown(change.path),
+                )
     return bundle
 
 
@@ -306,8 +330,8 @@ def _check_signers(
     signers: tuple[str, str] | None,
     published: Callable[[str], bool] | None = None,
 ) -> None:
-    """A registration changes the allowed_signers lines of its own entrant only, and removes
-    no key that signed bundles already published."""
+    """A registration changes the allowed_signers lines of its own entrant only, changes no
+    key of an entrant with bundles already published, and leaves a file that passes the lint."""
     if signers is None:
         raise GuardRefusal(
             "cannot tell whose lines of allowed_signers this PR changes (texts not given)",
@@ -327,6 +351,7 @@ def _check_signers(
                     path=SIGNERS,
                 )
             _check_rekey(entrant, signers, published)
+        _check_lint(signers[1])
         return
     named = ", ".join(_quoted(p) for p in principals)
     whose = f"entrant '{entrant}'" if entrant is not None else "one entrant"
@@ -340,7 +365,7 @@ def _check_signers(
 def _check_rekey(
     entrant: str, signers: tuple[str, str], published: Callable[[str], bool] | None
 ) -> None:
-    """A key of ``entrant`` removed (or replaced) while its bundles are published: anyone may
+    """A key of ``entrant`` added, removed or replaced while its bundles are published: anyone may
     open a pull request that swaps an entrant's key for their own, and git's file list cannot
     tell the key's holder from someone else. Every bundle it signed would then fail verify on
     main (SIGNATURE_WRONG_KEY) and stop the publish build. A rotation is the maintainers' to
@@ -349,15 +374,49 @@ def _check_rekey(
     if published is None:
         return
     before, after = signer_lines(signers[0]), signer_lines(signers[1])
-    removed = before.get(entrant, Counter()) - after.get(entrant, Counter())
-    if removed and published(entrant):
-        raise GuardRefusal(
-            f"removes or replaces the key of entrant '{entrant}', whose bundles are on the base "
-            "branch: they would no longer verify; a key rotation is made by the maintainers, "
-            'with those bundles re-signed (docs/SUBMISSIONS.md, "Keys")',
-            code="PR_REKEYS_PUBLISHED",
-            path=SIGNERS,
-        )
+    old, new = before.get(entrant, Counter()), after.get(entrant, Counter())
+    if old == new or not published(entrant):
+        return
+    # A key added beside the published one would let its holder sign as the entrant; one
+    # added where the entrant has none left (a key revoked by the maintainers) would take
+    # over its name. Either way: the maintainers', like a replacement.
+    what = "removes or replaces" if old - new else "adds"
+    consequence = (
+        "they would no longer verify" if old - new else "the new key could sign as that entrant"
+    )
+    raise GuardRefusal(
+        f"{what} a key of entrant '{entrant}', whose bundles are on the base branch: "
+        f"{consequence}; a key rotation is made by the maintainers, with those bundles "
+        're-signed (docs/SUBMISSIONS.md, "Keys")',
+        code="PR_REKEYS_PUBLISHED",
+        path=SIGNERS,
+    )
+
+
+def _check_lint(after: str) -> None:
+    """The allowed_signers a registration leaves passes the lint that verify applies to the
+    whole file: one bad line (a principal twice, another entrant's public key copied, an RSA
+    key) would make every bundle on main unverifiable once merged (``SIGNERS_UNUSABLE``), a
+    publish build stopped by a pull request whose check was green."""
+    encoded = after.encode("utf-8", errors="surrogateescape")
+    try:
+        encoded.decode("utf-8")
+    except UnicodeDecodeError:
+        problem = "is not UTF-8"
+    else:
+        problems = lint_text(after)[1]
+        if len(encoded) > MAX_SIGNERS_BYTES:
+            problem = f"is larger than {MAX_SIGNERS_BYTES} bytes"
+        elif problems:
+            problem = f"line {problems[0].line}: {problems[0].message}"
+        else:
+            return
+    raise GuardRefusal(
+        f"{problem}; once merged, verification of every bundle on main would stop "
+        "(SIGNERS_UNUSABLE): bench submissions lint",
+        code="PR_SIGNERS_INVALID",
+        path=SIGNERS,
+    )
 
 
 def guard_revisions(base: str, head: str = "HEAD") -> str | None:

@@ -12,17 +12,18 @@ them say:
 * an attempt finishes no earlier than it starts (``RECORD_INCONSISTENT``);
 * every time of the status and of every attempt is UTC (``RECORD_INVALID``, as config.json's
   ``created_at``) and not after the bundle that holds it was made (the manifest's
-  ``created_at``, with the clock skew verify allows: ``CREATED_IN_FUTURE``).
+  ``created_at``, with the clock skew verify allows: ``CREATED_IN_FUTURE``), and neither is
+  the time its run id names.
 
 No lower bound: a merged run's shards may start before the first shard's ``created_at``.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench.records.bundle import ATTEMPTS, STATUS, BundleManifest
+from bench.records.bundle import ATTEMPTS, MANIFEST, STATUS, BundleManifest
 
 from .codes import Code
 from .failure import VerifyFailure
@@ -59,10 +60,23 @@ def _not_after(value: datetime, bundled: datetime, path: Path, field: str) -> No
         )
 
 
+def _run_id_not_after(bundle: Path, run_id: str, bundled: datetime) -> None:
+    """A run id names the time its run started (a merged run's: the merge), so a bundle
+    cannot be made before it: a run id of 2999 in a bundle signed today is a name chosen to
+    read as the newest run (the board shows it on the row; ids sort by time). No lower
+    bound, as for every time here: a run id may look older than the run's ``created_at``."""
+    try:
+        named = datetime.strptime(run_id[:16], "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return  # no calendar time (the id rule checks digits, not dates): nothing to bound
+    _not_after(named, bundled, bundle / MANIFEST, "run_id")
+
+
 def check_times(bundle: Path, run: BundleRun, manifest: BundleManifest) -> None:
     """Every recorded time UTC and not after the bundle; every attempt's latency at least
     that of its own model calls, and its end not before its start."""
     bundled = datetime.strptime(manifest.created_at, "%Y-%m-%dT%H:%M:%S%z")
+    _run_id_not_after(bundle, manifest.run_id, bundled)
     status = run.status
     for name in ("started_at", "updated_at", "finished_at"):
         value = getattr(status, name)
