@@ -35,7 +35,7 @@ from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.errors import BenchError, EntrantError
 from bench.core.trace import Exchange, Message, ToolCall, ToolCallRequest, ToolDef
 from bench.targets.agent import AgentReplyError
-from bench.targets.base import AgentReply, AgentTarget, Pricing
+from bench.targets.base import ARGUMENT_DEPTH, AgentReply, AgentTarget, Pricing, too_deep
 from bench.world import World
 
 from .budget import Meter, OverBudget
@@ -78,10 +78,14 @@ class ToolSession:
         arguments: Any = None
         try:
             arguments = json.loads(body or b"{}", parse_constant=_no_constant)
-        except (ValueError, UnicodeDecodeError) as exc:
-            problem = f"not JSON ({exc})"
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            problem = f"not JSON ({type(exc).__name__ if isinstance(exc, RecursionError) else exc})"
         if problem is None and not isinstance(arguments, dict):
             problem = f"a JSON {type(arguments).__name__}"
+        if problem is None and too_deep(arguments):
+            # what a model's call gets (targets.openai.tool_arguments): recording deeper
+            # arguments raised inside the harness and stopped the run
+            problem = f"nested deeper than {ARGUMENT_DEPTH} levels"
         if problem is not None or not isinstance(arguments, dict):
             return 400, self._refuse(
                 call_id, name, f"the arguments are not a JSON object: {problem}"

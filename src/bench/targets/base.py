@@ -28,6 +28,26 @@ from bench.core.trace import (
 from bench.core.validation import not_json
 from bench.tasks.cases.check import PolicyFile
 
+ARGUMENT_DEPTH = 64
+"""The deepest nesting of tool arguments the harness takes (what ``bench verify`` reads of a
+bundle, ``LIMIT_DEPTH``). Deeper arguments are the model's malformed call, refused like
+arguments that are not JSON: recording them raised inside the harness, and a model's own output
+was counted as a harness fault, out of the score."""
+
+
+def too_deep(value: Any) -> bool:
+    """Whether a JSON value nests deeper than ``ARGUMENT_DEPTH`` levels (``{}`` is one level);
+    read without recursion."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            if level >= ARGUMENT_DEPTH:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, level + 1) for child in children)
+    return False
+
 
 class ModelRequest(Strict):
     model: str
@@ -408,6 +428,7 @@ def is_agent(target: object) -> bool:
 
 
 __all__ = [
+    "ARGUMENT_DEPTH",
     "FAILED_CALL",
     "FILTERED",
     "REQUEST_REFUSED",
@@ -430,4 +451,5 @@ __all__ = [
     "is_agent",
     "redact_url",
     "token_counts",
+    "too_deep",
 ]

@@ -21,6 +21,7 @@ from bench.core.errors import EntrantError, HarnessFault
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
 
 from .base import (
+    ARGUMENT_DEPTH,
     REQUEST_REFUSED,
     ModelRequest,
     ModelResponse,
@@ -29,6 +30,7 @@ from .base import (
     choice_warnings,
     split_think,
     token_counts,
+    too_deep,
 )
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object, loads_strict
 
@@ -41,9 +43,11 @@ EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 def tool_arguments(value: Any) -> tuple[dict[str, Any], str | None]:
     """The model's tool arguments: a JSON object (as text or already parsed), else the reason
-    they are not one. An empty string is no arguments."""
+    they are not one. An empty string is no arguments; an object nested deeper than
+    ``ARGUMENT_DEPTH`` levels is not taken."""
+    deep = f"the arguments are nested deeper than {ARGUMENT_DEPTH} levels"
     if isinstance(value, dict):
-        return value, None
+        return ({}, deep) if too_deep(value) else (value, None)
     if value is None or (isinstance(value, str) and not value.strip()):
         return {}, None
     if not isinstance(value, str):
@@ -57,6 +61,8 @@ def tool_arguments(value: Any) -> tuple[dict[str, Any], str | None]:
         return {}, str(exc)
     if not isinstance(parsed, dict):
         return {}, f"the arguments are a JSON {_json_type(parsed)}, not an object"
+    if too_deep(parsed):
+        return {}, deep
     return parsed, None
 
 
@@ -497,6 +503,7 @@ class OpenAITarget:
 
 
 __all__ = [
+    "ARGUMENT_DEPTH",
     "ChatStream",
     "OpenAITarget",
     "STREAM_OPTIONS_REFUSED",
@@ -504,6 +511,7 @@ __all__ = [
     "parse_usage",
     "refuses_stream_options",
     "request_body",
+    "too_deep",
     "tool_arguments",
     "wire_messages",
     "wire_tools",
