@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from .engines import LITELLM_KEY, Server, engine_home, litellm_home, start_engine, start_litellm
+from .llama_server import server_home, start_llama_server
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = REPO / "tasks"
@@ -84,6 +85,17 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     finally:
         for server in started:
             server.stop()
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """llama.cpp's own ``llama-server`` (tests/real/llama_server.py), one for the session: its
+    OpenAI and its Anthropic routes (test_real_llama_server*.py) are asked in turn."""
+    server = start_llama_server(server_home(), tmp_path_factory.mktemp("llama-server"))
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def write_target(directory: Path, servers: Servers, route: Route) -> Path:

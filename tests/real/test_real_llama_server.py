@@ -11,7 +11,6 @@ both runs bundle, verify and reach the board. About 40 s once built.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -21,22 +20,13 @@ from bench.records import RunStore
 
 from .conftest import Route, RouteRun, bench, run_route, target_file
 from .engines import Server
-from .llama_server import SERVER_CTX, server_home, start_llama_server
+from .llama_server import SERVER_CTX
 from .test_real_engines import check_bundles, check_shape
 
 ROUTES = (
     Route("llama-server", "openai", "llama-server", False, "a"),
     Route("llama-server-stream", "openai", "llama-server", True, "a"),
 )
-
-
-@pytest.fixture(scope="module")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    server = start_llama_server(server_home(), tmp_path_factory.mktemp("llama-server"))
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
