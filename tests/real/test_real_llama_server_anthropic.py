@@ -27,7 +27,7 @@ import pytest
 
 from bench.core.trace import Message, ToolDef
 from bench.records import RunStore
-from bench.targets.anthropic import CUT_SHORT, AnthropicTarget
+from bench.targets.anthropic import AnthropicTarget
 from bench.targets.base import ModelRequest, ModelResponse, TargetSpec
 
 from .conftest import Route, RouteRun, run_route, target_file
@@ -35,6 +35,7 @@ from .engines import Server
 from .llama_server import SERVER_CTX
 from .test_real_engines import check_bundles, check_shape
 
+CUT_SHORT = "the answer stopped at its token cap (stop_reason 'max_tokens') inside this call"
 ROUTES = (
     Route("llama-server-anthropic", "anthropic", "llama-server", False, "a"),
     Route("llama-server-anthropic-stream", "anthropic", "llama-server", True, "a"),

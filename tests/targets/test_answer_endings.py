@@ -268,6 +268,38 @@ def test_vllm_tool_call_cut_by_max_tokens_streamed() -> None:
     assert requests == 1
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_a_call_cut_by_the_cap_is_not_run_even_when_its_arguments_parse(stream: bool) -> None:
+    """The cap can cut a call where its arguments still parse (``{"city": "Paris"}`` of a
+    ``{"city": "Paris", "units": …}`` the model was writing). With ``finish_reason:
+    "length"`` the last call is the model's malformed call, as on the Anthropic route
+    (``stop_reason: "max_tokens"``). Was: run as a whole call."""
+    arguments = '{"city": "Paris"}'
+    if stream:
+        call = {"index": 0, "id": "call_1", "type": "function"}
+        body = (
+            _chunk({"role": "assistant", "content": ""})
+            + _chunk({"tool_calls": [{**call, "function": {"name": "get_weather"}}]})
+            + _chunk({"tool_calls": [{"index": 0, "function": {"arguments": arguments}}]})
+            + _chunk({}, "length")
+            + b"data: [DONE]\n\n"
+        )
+        reply = _reply(200, body, "text/event-stream")
+    else:
+        function = {"name": "get_weather", "arguments": arguments}
+        called = {"id": "call_1", "type": "function", "function": function}
+        message = {"role": "assistant", "content": None, "tool_calls": [called]}
+        data = {"choices": [{"index": 0, "message": message, "finish_reason": "length"}]}
+        reply = _reply(200, json.dumps(data).encode(), "application/json")
+    answer, requests = _served(reply, "openai", stream, WITH_TOOL)
+    assert isinstance(answer, ModelResponse), answer
+    [cut] = answer.tool_calls
+    assert cut.name == "get_weather" and cut.arguments == {"city": "Paris"}
+    assert cut.arguments_error is not None
+    assert cut.arguments_error.startswith("the answer stopped at its token cap (finish_reason")
+    assert requests == 1
+
+
 def test_vllm_engine_abort_is_a_stream_error_and_asked_again() -> None:
     """vLLM (vllm-project/vllm#57082) ends a stream the engine aborted (shutdown, a sleep-mode
     pause, scale-down) with ``finish_reason: "abort"`` and then ``[DONE]``, as if whole. The

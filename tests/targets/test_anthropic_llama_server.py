@@ -17,7 +17,7 @@ from typing import Any
 from .test_provider_streams import JSON, anthropic_sse, chunked, complete, reply
 
 USAGE = {"cache_read_input_tokens": 281, "input_tokens": 1, "output_tokens": 0}
-CUT = "the answer stopped at max_tokens (stop_reason 'max_tokens') inside this call"
+CUT = "the answer stopped at its token cap (stop_reason 'max_tokens') inside this call"
 COPY = "get_order"  # the model copied '<tool_call>{"name": "get_order", ...}</tool_call>'
 
 

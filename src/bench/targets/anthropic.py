@@ -9,7 +9,7 @@ next user message (consecutive ones merged); tools are ``{name, description, inp
 Usage: ``prompt_tokens`` = ``input_tokens`` + ``cache_read_input_tokens`` +
 ``cache_creation_input_tokens`` (the API counts the three apart), ``cached_tokens`` = the cache
 reads. Thinking blocks stay in ``raw``. The last ``tool_use`` block of an answer that stopped
-at ``max_tokens`` is cut short (an ``arguments_error``, not run) whatever its ``input`` says.
+at ``max_tokens`` is cut short (``base.cut_short``: not run) whatever its ``input`` says.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from .base import (
     TargetSpec,
     check_filtered,
     choice_warnings,
+    cut_short,
     split_think,
     token_counts,
 )
@@ -186,7 +187,8 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
             )
     stop = data.get("stop_reason")
     if stop == "max_tokens" and calls and _ends_in_a_call(blocks):
-        calls[-1] = _cut_short(calls[-1])
+        # llama.cpp's llama-server sends a call cut in its arguments as ``input: {}``
+        calls[-1] = cut_short(calls[-1], "stop_reason 'max_tokens'")
     # Reasoning in <think> tags at the head of the text is not the answer (split_think): a
     # proxy in front of a reasoning model served without a reasoning parser.
     content, thought = split_think("".join(texts))
@@ -206,12 +208,6 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
     return ModelResponse(content=content, tool_calls=calls, usage=parse_usage(data.get("usage")))
 
 
-CUT_SHORT = (
-    "the answer stopped at max_tokens (stop_reason 'max_tokens') inside this call, so its "
-    "arguments may be incomplete"
-)
-
-
 def _ends_in_a_call(blocks: list[Any]) -> bool:
     """Whether the last block the model wrote (an empty text block is none) is a tool call."""
     for block in reversed(blocks):
@@ -219,14 +215,6 @@ def _ends_in_a_call(blocks: list[Any]) -> bool:
             continue
         return block.get("type") == "tool_use"
     return False
-
-
-def _cut_short(call: ToolCallRequest) -> ToolCallRequest:
-    """The last call of an answer cut at ``max_tokens``: never run as if whole. llama.cpp's
-    ``llama-server`` sends such a call's unparsable arguments as ``input: {}``, a whole call
-    with no arguments to read; the API says the last ``tool_use`` block is incomplete."""
-    said = CUT_SHORT + (f": {call.arguments_error}" if call.arguments_error else "")
-    return call.model_copy(update={"arguments_error": said})
 
 
 def _said(usage: dict[str, Any]) -> dict[str, Any]:

@@ -49,6 +49,22 @@ def too_deep(value: Any) -> bool:
     return False
 
 
+def cut_short(call: ToolCallRequest, stop: str) -> ToolCallRequest:
+    """The last tool call of an answer its token cap cut (``stop`` says how the server said
+    so): never run as if whole, whatever its arguments. Arguments that still parse may be a
+    prefix of the ones the model was writing; a server may also send unparsable ones as
+    ``{}`` (llama.cpp's ``/v1/messages``). The model is told, as for any malformed call."""
+    said = (
+        f"the answer stopped at its token cap ({stop}) inside this call, so its arguments "
+        "may be incomplete"
+    )
+    return call.model_copy(
+        update={
+            "arguments_error": said + (f": {call.arguments_error}" if call.arguments_error else "")
+        }
+    )
+
+
 class ModelRequest(Strict):
     model: str
     messages: list[Message]
@@ -439,6 +455,7 @@ __all__ = [
     "AgentTarget",
     "HTTP_KINDS",
     "check_filtered",
+    "cut_short",
     "ModelRequest",
     "ModelResponse",
     "Pricing",

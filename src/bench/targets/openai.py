@@ -28,6 +28,7 @@ from .base import (
     TargetSpec,
     check_filtered,
     choice_warnings,
+    cut_short,
     split_think,
     token_counts,
     too_deep,
@@ -240,6 +241,9 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
             )
         )
     finish = choice.get("finish_reason")
+    if finish == "length" and calls:
+        # the cap cut the answer inside its last call (the calls come after the text)
+        calls[-1] = cut_short(calls[-1], "finish_reason 'length'")
     check_filtered(finish, "finish_reason", content, len(calls), _flagged(choice))
     if not content.strip() and not calls:
         reasoning = thought + _text(message.get("reasoning_content") or message.get("reasoning"))
