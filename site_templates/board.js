@@ -6,6 +6,9 @@
   var cohorts = data.board.cohorts;
   var main = document.querySelector("main");
   var rowLimit = Number(main.getAttribute("data-row-limit")) || 50;
+  // the filters are hidden in the markup: a reader without this script is not offered
+  // controls that do nothing
+  document.querySelector("nav.controls").hidden = false;
   // Lookups by key, built once: a cohort's entries, and in how many cohorts a key appears.
   var entryOf = cohorts.map(function (c) {
     var m = new Map();
@@ -382,7 +385,10 @@
   function openCard(ci, key, push) {
     if (card.open && current && current.ci === ci && current.key === key) return;
     if (!fillCard(ci, key)) return;
-    current = { ci: ci, key: key, row: rowOf.get(ci + "\u0000" + key) };
+    var row = rowOf.get(ci + "\u0000" + key);
+    // focus goes back where it was when the card opened: the entrant's link or the row
+    var from = row && row.tr.contains(document.activeElement) ? document.activeElement : null;
+    current = { ci: ci, key: key, row: row, from: from };
     if (push) {
       try { history.pushState({ boardCard: true }, "", cardHash(ci, key)); } catch (err) { /* file: quirks */ }
     }
@@ -397,7 +403,7 @@
       if (history.state && history.state.boardCard) history.back();
       else history.replaceState(null, "", location.href.split("#")[0]);
     }
-    if (was && was.row && !was.row.tr.hidden) was.row.tr.focus();
+    if (was && was.row && !was.row.tr.hidden) (was.from && was.row.tr.contains(was.from) ? was.from : was.row.tr).focus();
   }
   function closeCard(fromHistory) {
     if (!card.open) return;
@@ -438,7 +444,8 @@
   window.addEventListener("hashchange", syncWithHash);
 
   // A row opens its card: a click anywhere in it (not on a link, a button or a selection),
-  // or Enter / Space on the focused row.
+  // Enter / Space on the focused row, or its entrant's name, a link to the card's URL (the
+  // row's one stop for Tab; a click with a modifier opens that URL in a new tab).
   function rowFromEvent(event) {
     var tr = event.target.closest("tr.entry");
     if (!tr || event.target.closest("a, button, input, select, textarea, label, summary")) return null;
@@ -450,6 +457,12 @@
   tables.forEach(function (t) {
     var body = t.table.tBodies[0];
     body.addEventListener("click", function (event) {
+      var link = event.target.closest("a.card-open");
+      if (link && event.button === 0 && !(event.ctrlKey || event.metaKey || event.shiftKey || event.altKey)) {
+        event.preventDefault();
+        openRow(link.closest("tr.entry"));
+        return;
+      }
       var tr = rowFromEvent(event);
       var selection = window.getSelection();
       if (!tr || (selection && !selection.isCollapsed && tr.contains(selection.anchorNode))) return;

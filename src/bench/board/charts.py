@@ -186,7 +186,9 @@ def chart_svg(rows: list[EntryRow], x_of: str, frontier: list[str], title: str,
     for k in range(6):
         gy = y_axis.at(k / 5, y0, y1)
         out.append(f'<path d="M{x0} {_n(gy)}H{x1}"/>')
-    out.append('</g><g class="ticks">')
+    # tick numbers and the points' short labels are for the eye: a screen reader gets the
+    # title, the legend, the axis titles and each focusable point's own name instead
+    out.append('</g><g class="ticks" aria-hidden="true">')
     for t in ticks:
         gx = axis.at(t, x0, x1)
         out.append(f'<text x="{_n(gx)}" y="{y0 + 16}" text-anchor="middle">{_tick_label(t)}</text>')
@@ -222,7 +224,9 @@ def chart_svg(rows: list[EntryRow], x_of: str, frontier: list[str], title: str,
         cls = "point front" if r.key in on_front else "point"
         if r.dominated_95:
             cls += " dominated"
-        focus = ' tabindex="0"' if r.key in labelled else ""
+        # a point Tab stops at is an image named by its <title>: a screen reader says its
+        # entrant and numbers, where a bare <g> says nothing
+        focus = ' tabindex="0" role="img"' if r.key in labelled else ""
         radius = 4 if r.key in on_front else 3.5
         mark = (
             f'<path class="mark cross" d="M{_n(x - 3.5)} {_n(y - 3.5)}l7 7m0 -7l-7 7"/>'
@@ -234,7 +238,7 @@ def chart_svg(rows: list[EntryRow], x_of: str, frontier: list[str], title: str,
             f"<title>{escape(_tooltip(r))}</title>"
             f'<path class="err" d="M{_n(x)} {_n(hi)}V{_n(lo)}"/>{mark}</g>'
         )
-    out.append('</g><g class="labels">')
+    out.append('</g><g class="labels" aria-hidden="true">')
     taken: list[Box] = []
     for r in [*stair, *best]:
         text = _short(r)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,10 +120,30 @@ def page_data(board: Board) -> dict[str, Any]:
     return {"board": dumped, "strings": strings}
 
 
+def _shift_headings(md: Any, levels: int) -> None:
+    """Render every Markdown heading ``levels`` lower (``#`` as ``<h2>`` for 1; never below
+    ``<h6>``): the page has one ``<h1>``, and a note keeps the heading order of where it sits."""
+    if not levels:
+        return
+
+    def heading(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        token = tokens[idx]
+        token.tag = f"h{min(6, int(token.tag[1:]) + levels)}"
+        rendered: str = self.renderToken(tokens, idx, options, env)
+        return rendered
+
+    md.add_render_rule("heading_open", heading)
+    md.add_render_rule("heading_close", heading)
+
+
 def methodology_html(markdown: str) -> str:
+    """docs/METHODOLOGY.md as the page's last section: its ``#`` title is an ``<h2>``, under the
+    page's one ``<h1>``."""
     from markdown_it import MarkdownIt
 
-    rendered: str = MarkdownIt("js-default").render(markdown)
+    md = MarkdownIt("js-default")
+    _shift_headings(md, 1)
+    rendered: str = md.render(markdown)
     return rendered
 
 
@@ -130,13 +151,15 @@ def _https_only(url: str) -> bool:
     return url.strip().lower().startswith("https:")
 
 
-def description_html(markdown: str) -> str:
+def description_html(markdown: str, heading_shift: int = 0) -> str:
     """A contributor's Markdown: raw HTML is escaped, a link that is not https: stays text,
-    images are off (the page makes no network request), links get ``rel=nofollow``."""
+    images are off (the page makes no network request), links get ``rel=nofollow``; its
+    headings ``heading_shift`` levels lower (a note under an ``<h3>`` starts at ``<h4>``)."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("js-default").disable("image")
     md.validateLink = _https_only  # type: ignore[method-assign]
+    _shift_headings(md, heading_shift)
 
     def link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         tokens[idx].attrSet("rel", "nofollow noopener noreferrer")
@@ -193,7 +216,8 @@ def page_context(
             {s.language for c in board.cohorts for e in c.entries for s in e.languages}
         ),
         descriptions={
-            e.entrant: description_html(e.entrant_info.description)
+            # shown in the card under its <h3> "About the entrant"
+            e.entrant: description_html(e.entrant_info.description, heading_shift=3)
             for c in board.cohorts
             for e in sorted(c.entries, key=lambda row: row.entrant)
             if e.entrant_info is not None and e.entrant_info.description
@@ -208,7 +232,7 @@ def suite_html(suite: SuiteInfo) -> dict[str, str]:
     """A suite's attribution and methodology note as HTML. suite.json comes from a task set
     the build was given, still rendered as untrusted text: it is a third party's words."""
     return {
-        name: description_html(text)
+        name: description_html(text, heading_shift=2)  # under the note's <h2>
         for name, text in (("source", suite.source), ("methodology", suite.methodology))
         if text
     }
@@ -259,6 +283,10 @@ def render_page(context: PageContext, templates: Path | None = None) -> str:
         css=Markup(context.css),
         board_js=Markup(context.board_js),
         row_limit=ROW_LIMIT,
+        # per cohort, how many ranked rows hold each rank: a rank two rows share is a tie
+        rank_holders=[
+            Counter(e.rank for e in c.entries if e.ranked) for c in context.board.cohorts
+        ],
         charts=[
             {view: Markup(svg) if svg else None for view, svg in c.items()} for c in context.charts
         ],
