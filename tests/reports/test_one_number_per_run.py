@@ -73,7 +73,9 @@ def test_every_surface_prints_the_runs_own_interval(tmp_path: Path, invoke: Invo
     (row,) = board["cohorts"][0]["entries"]
     assert (row["headline"]["value"], row["headline"]["lo"], row["headline"]["hi"]) == exact
     page = (site / "index.html").read_text(encoding="utf-8")
-    assert f'{printed[0]} <span class="ci">[{printed[1]}, {printed[2]}]</span>' in page
+    ci_span = f'<span class="ci" aria-hidden="true">[{printed[1]}, {printed[2]}]</span>'
+    assert f"{printed[0]} {ci_span}" in page
+    assert f"interval {printed[1]} to {printed[2]}</span>" in page  # as a screen reader reads it
 
 
 def test_equal_shown_headlines_sort_by_id_not_by_noise() -> None:
