@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bench.core.pairs import pair_scores
+from bench.core.pairs import orphaned, pair_scores
 from bench.core.score import TaskScore
 from bench.records.run import AttemptRecord, RunConfig, RunStatus
 from bench.records.store import RunDir
@@ -193,6 +193,7 @@ def _summary(
         by_task[record.task_id].append(record)
     order = [tid for tid in config.task_set.task_ids if tid in by_task]
     scores = tuple(fold_task(tid, by_task[tid][0].family, by_task[tid]) for tid in order)
+    alone = orphaned(scores)  # a half whose other half could not be scored is not scored
     scores = pair_scores(scores)  # refuse/help pairs are scored as pairs (docs/SCORING.md)
     headline = None
     scorable = [s for s in scores if s.value is not None]
@@ -206,7 +207,14 @@ def _summary(
             label=f"{config.display_name} headline",
         )
     not_scorable = tuple(
-        (s.task_id, _why_unscorable(by_task[s.task_id])) for s in scores if s.value is None
+        (
+            s.task_id,
+            f"its pair's other half, {alone[s.task_id]}, could not be scored"
+            if s.task_id in alone
+            else _why_unscorable(by_task[s.task_id]),
+        )
+        for s in scores
+        if s.value is None
     )
     failures = tuple(
         Failure(s.task_id, s.family, s.value, _failure_lines(by_task[s.task_id]))
