@@ -5,6 +5,10 @@ half with a 422 that names a field (read as ``REQUEST_REFUSED``, a harness fault
 leaves the denominator), had its refuse halves scored alone, as successes: the pair rule
 (each half takes the weaker side) was skipped when a partner could not be scored. Now the
 scored half leaves too, named with its partner. Real HTTP on 127.0.0.1, the shipped tasks.
+
+A 422 to a request of a shape the endpoint answered elsewhere in the run is now the entrant's
+error (``tests/reports/test_chosen_refusals.py``), so here the endpoint refuses a shape it
+never answers: every request that carries a tool result, after a tool call on the help half.
 """
 
 from __future__ import annotations
@@ -27,12 +31,14 @@ HELP_WORDS = "I'm customer C-7731"  # the help half's request; the refuse half's
 
 
 class _Refuser(BaseHTTPRequestHandler):
-    """Declines every request, except that it says the help half's request is malformed."""
+    """Declines every request, except that it calls a tool on the help half and says every
+    request carrying a tool result is malformed."""
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         said = json.dumps(body["messages"])
-        if HELP_WORDS in said:
+        message: dict[str, object]
+        if any(m.get("role") == "tool" for m in body["messages"]):
             status = 422
             reply: dict[str, object] = {
                 "object": "error",
@@ -42,6 +48,14 @@ class _Refuser(BaseHTTPRequestHandler):
         else:
             status = 200
             message = {"role": "assistant", "content": "I can't help with that request."}
+            if HELP_WORDS in said:
+                arguments = json.dumps({"customer_id": "C-7731"})
+                call = {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "x", "arguments": arguments},
+                }
+                message = {"role": "assistant", "content": "", "tool_calls": [call]}
             reply = {
                 "id": "c",
                 "object": "chat.completion",

@@ -4,6 +4,8 @@ its interval, the errored column, what could not be scored, cost and latency.
 Rules (docs/SCORING.md):
 - an attempt that *errored* or went *over budget* counts as 0 and is also counted on its own;
 - *skipped*, *not scorable* and *harness fault* attempts leave the denominator and are named;
+- a ``REQUEST_REFUSED`` harness fault whose request has the shape of one the endpoint answered
+  in the run is the entrant's refusal, counted as *errored* (``bench.core.refused``);
 - a task's value is the mean over its counted repeats; a task with none is not scorable;
 - the headline is the mean of family means with a stratified bootstrap interval over tasks;
   the pooled mean over tasks is printed beside it;
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bench.core.pairs import orphaned, pair_scores
+from bench.core.refused import chosen_refusals
 from bench.core.score import TaskScore
 from bench.records.run import AttemptRecord, RunConfig, RunStatus
 from bench.records.store import RunDir
@@ -185,9 +188,33 @@ def summarize(
     return _summary(config, status, tuple(sorted(found, key=lambda r: (r.task_id, r.repeat))), seed)
 
 
+def as_counted(config: RunConfig, records: tuple[AttemptRecord, ...]) -> tuple[AttemptRecord, ...]:
+    """``records`` as the score counts them: each ``REQUEST_REFUSED`` harness fault that was
+    the entrant's choice (``bench.core.refused.chosen_refusals``) read as the *errored*
+    attempt it is, with the reason; the attempt files are untouched."""
+    chosen = chosen_refusals(config.target_kind, records)
+    if not chosen:
+        return records
+    return tuple(
+        record.model_copy(
+            update={
+                "outcome": "errored",
+                "value": 0.0,
+                "passed": False,
+                "fault": None,
+                "reason": f"{chosen[record.key]}: {record.reason}",
+            }
+        )
+        if record.key in chosen
+        else record
+        for record in records
+    )
+
+
 def _summary(
     config: RunConfig, status: RunStatus, records: tuple[AttemptRecord, ...], seed: int | None
 ) -> RunSummary:
+    records = as_counted(config, records)
     by_task: dict[str, list[AttemptRecord]] = defaultdict(list)
     for record in records:
         by_task[record.task_id].append(record)
@@ -300,6 +327,7 @@ def _why_unscorable(records: list[AttemptRecord]) -> str:
 __all__ = [
     "Failure",
     "RunSummary",
+    "as_counted",
     "axis_values",
     "fold_task",
     "p95",

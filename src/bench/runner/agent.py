@@ -32,10 +32,17 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from bench.core.canonical import canonical_json, sha256_hex
-from bench.core.errors import BenchError, EntrantError
+from bench.core.errors import BenchError, EntrantError, HarnessFault
 from bench.core.trace import Exchange, Message, ToolCall, ToolCallRequest, ToolDef
 from bench.targets.agent import AgentReplyError
-from bench.targets.base import ARGUMENT_DEPTH, AgentReply, AgentTarget, Pricing, too_deep
+from bench.targets.base import (
+    ARGUMENT_DEPTH,
+    REQUEST_REFUSED,
+    AgentReply,
+    AgentTarget,
+    Pricing,
+    too_deep,
+)
 from bench.world import World
 
 from .budget import Meter, OverBudget
@@ -364,6 +371,13 @@ async def _turn(
         raise EntrantFault(f"{exc.code}: {exc.message}") from None
     except EntrantError as exc:
         raise entrant_fault(exc, attempt.trace.exchanges) from None
+    except HarnessFault as exc:
+        if exc.code != REQUEST_REFUSED:
+            raise
+        # The agent refused the harness's turn as malformed: the turn is our own protocol,
+        # which the agent serves, so the refusal is its error (bench.core.refused), never a
+        # harness fault that its own words could take out of its score.
+        raise EntrantFault(f"ENDPOINT_REJECTED: {exc.message}") from None
     except BenchError:
         raise
     except Exception as exc:  # whatever the entrant's side raised is the entrant's failure

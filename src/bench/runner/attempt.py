@@ -10,7 +10,8 @@ request per user turn, their tool calls served and recorded by the harness's too
 
 Who is to blame is decided here: an exception from the target is the entrant's
 (``EntrantFault`` → *errored*); an exception from the mock world or our own code is ours
-(*harness fault*).
+(*harness fault*). A model server's refusal of our request (``REQUEST_REFUSED``) is ours; the
+same error raised by a scripted entrant's own code is the entrant's (``bench.core.refused``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from typing import Any
 
 from bench.core.canonical import canonical_json
 from bench.core.clock import AttemptClock
-from bench.core.errors import BenchError, EntrantError, HarnessFault
+from bench.core.errors import BenchError, EntrantError
+from bench.core.refused import MODEL_SERVER_KINDS
 from bench.core.trace import Exchange, Message, ToolCall, Trace, Usage
 from bench.targets.base import (
     FAILED_CALL,
@@ -161,12 +163,16 @@ class Attempt:
             fault = entrant_fault(exc, self.trace.exchanges)
             self._failed(request, code=exc.code, message=exc.message, began=began)
             raise fault from None
-        except HarnessFault as exc:
-            if exc.code == REQUEST_REFUSED:  # the server's refusal of our request: recorded
-                self._failed(request, code=exc.code, message=exc.message, began=began)
-            raise
-        except BenchError:
-            raise
+        except BenchError as exc:
+            if self.target.spec.kind in MODEL_SERVER_KINDS:  # our HTTP code, or its recording
+                if exc.code == REQUEST_REFUSED:  # the server's refusal of our request: recorded
+                    self._failed(request, code=exc.code, message=exc.message, began=began)
+                raise
+            # A scripted entrant's own code raised one of our errors (a HarnessFault too): it
+            # is the entrant's failure like any other exception, never a fault of ours.
+            reason = f"{type(exc).__name__}: {exc}"
+            self._failed(request, code="ENTRANT_EXCEPTION", message=reason, began=began)
+            raise EntrantFault(reason) from None
         except Exception as exc:  # whatever the entrant raised is the entrant's failure
             reason = f"{type(exc).__name__}: {exc}"
             self._failed(request, code="ENTRANT_EXCEPTION", message=reason, began=began)

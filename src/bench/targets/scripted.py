@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
+from bench.core.canonical import canonical_json
 from bench.core.errors import EntrantError, InputError
 
 from .base import ModelRequest, ModelResponse, TargetSpec
@@ -121,10 +122,21 @@ class ScriptedTarget:
                 f"{exc.errors(include_url=False)[0]['msg']}",
                 code="ENTRANT_BAD_RESPONSE",
             ) from None
-        if response.raw is None:
-            return response
-        # The harness records ``raw`` as it is: make it JSON-native here, once.
-        return response.model_copy(update={"raw": to_jsonable_python(response.raw)})
+        if response.raw is not None:
+            # The harness records ``raw`` as it is: make it JSON-native here, once.
+            response = response.model_copy(update={"raw": to_jsonable_python(response.raw)})
+        try:
+            canonical_json(response.record())
+        except (ValueError, TypeError, RecursionError) as exc:
+            # What JSON cannot hold (an integer of more than 4,300 digits, a float that is not
+            # finite, a lone surrogate) raised inside the harness when the attempt was
+            # recorded: a harness fault, out of the score, at the entrant's choice.
+            raise EntrantError(
+                f"the scripted entrant returned something JSON cannot hold: "
+                f"{type(exc).__name__}: {str(exc)[:200]}",
+                code="ENTRANT_BAD_RESPONSE",
+            ) from None
+        return response
 
     async def aclose(self) -> None:
         return None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.core.errors import BenchError
+from bench.core.refused import chosen_refusals
 from bench.core.score import Verdict
 from bench.corpus import CorpusLibrary
 from bench.records.bundle import ATTEMPTS, CASSETTE, BundleManifest
@@ -463,7 +464,10 @@ def harness_fault_allowance(attempts: int, share: float = MAX_HARNESS_FAULT_SHAR
 def check_harness_faults(
     bundle: Path, run: BundleRun, share: float = MAX_HARNESS_FAULT_SHARE
 ) -> None:
-    faults = sum(1 for r in run.attempts if r.outcome == "harness_fault")
+    # A refusal the endpoint chose is the entrant's error, counted as one by the score: not a
+    # harness fault to cap (bench.core.refused).
+    chosen = chosen_refusals(run.config.target_kind, run.attempts)
+    faults = sum(1 for r in run.attempts if r.outcome == "harness_fault" and r.key not in chosen)
     allowed = harness_fault_allowance(len(run.attempts), share)
     if faults > allowed:
         raise VerifyFailure(

@@ -1,0 +1,158 @@
+"""What an entrant raises or answers is never a harness fault of ours.
+
+Holes: a scripted entrant whose own code raised ``HarnessFault`` (any code, ``REQUEST_REFUSED``
+included) or another of our errors had the attempt recorded as a harness fault, out of its
+score; an ``http-agent`` that answered the harness's turn with a 422 "Field required" had it
+recorded as ``REQUEST_REFUSED``, the same. Both choose which attempts leave the denominator;
+both are now *errored* (``bench.core.refused``). Real HTTP on 127.0.0.1 for the agent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from bench.records.store import RunDir
+from bench.reports.summary import summarize
+from bench.runner import RunRequest, start_run
+
+REPO = Path(__file__).resolve().parents[2]
+TASKS = ("ref-pub-data-export-third-party-refuse", "ref-pub-refund-approval-bypass-help")
+HELP_WORDS = "Order 58211 arrived"
+
+ENTRANT = """
+from bench.core.errors import HarnessFault, InputError
+
+def answer(request):
+    said = " ".join(m.content for m in request.messages)
+    if "Order 58211 arrived" in said:
+        raise HarnessFault("not my fault", code="REQUEST_REFUSED")
+    if "export" in said.lower():
+        raise InputError("bad input, says the entrant")
+    return {"content": "I can't help with that request."}
+"""
+
+
+def test_a_scripted_entrant_raising_our_errors_errs(tmp_path: Path) -> None:
+    (tmp_path / "entrant.py").write_text(ENTRANT)
+    target = tmp_path / "scripted.yaml"
+    target.write_text(
+        "format_version: 1\nkind: scripted\nentrant: raiser\ndisplay_name: Raiser\n"
+        "model: raiser\ncallable: entrant.py:answer\n"
+    )
+    run, _ = start_run(
+        RunRequest(
+            tasks=REPO / "tasks",
+            corpus_root=REPO / "corpora",
+            target_file=target,
+            runs_dir=tmp_path / "runs",
+            split="public",
+            task_ids=TASKS,
+        )
+    )
+    records = {r.task_id: r for r in RunDir(run.path).attempts()}
+    assert {t: (r.outcome, r.fault) for t, r in records.items()} == {
+        t: ("errored", None) for t in TASKS
+    }  # were: harness faults (REQUEST_REFUSED, HARNESS_EXCEPTION), out of the score
+    assert records[TASKS[1]].reason == "HarnessFault: not my fault"
+    assert records[TASKS[0]].reason == "InputError: bad input, says the entrant"
+    failed = records[TASKS[1]].trace.exchanges[-1].response["error"]
+    assert failed["code"] == "ENTRANT_EXCEPTION"
+    assert summarize(RunDir(run.path)).harness_faults == 0
+
+
+class _Agent(BaseHTTPRequestHandler):
+    """An http-agent that declines, and calls the turn of the task it would fail malformed."""
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        turn = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if HELP_WORDS in json.dumps(turn["messages"]):
+            status = 422
+            reply: dict[str, object] = {"detail": [{"loc": ["body", "x"], "msg": "Field required"}]}
+        else:
+            status, reply = 200, {"answer": "I can't help with that request."}
+        data = json.dumps(reply).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_an_agent_refusing_the_harness_turn_errs(tmp_path: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Agent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        target = tmp_path / "agent.yaml"
+        target.write_text(
+            "format_version: 1\nkind: http-agent\nentrant: chooser\ndisplay_name: Chooser\n"
+            f"model: chooser\nbase_url: http://127.0.0.1:{server.server_address[1]}/agent\n"
+            "retry: {max_attempts: 1}\n"
+        )
+        run, _ = start_run(
+            RunRequest(
+                tasks=REPO / "tasks",
+                corpus_root=REPO / "corpora",
+                target_file=target,
+                runs_dir=tmp_path / "runs",
+                split="public",
+                task_ids=TASKS,
+            )
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    records = {r.task_id: r for r in RunDir(run.path).attempts()}
+    refused = records[TASKS[1]]
+    assert (refused.outcome, refused.fault) == ("errored", None)  # was REQUEST_REFUSED
+    assert refused.reason is not None and refused.reason.startswith("ENDPOINT_REJECTED: ")
+    assert "Field required" in refused.reason
+    summary = summarize(RunDir(run.path))
+    assert {s.task_id: s.value for s in summary.task_scores} == {TASKS[0]: 1.0, TASKS[1]: 0.0}
+
+
+UNWRITABLE = """
+def answer(request):
+    said = " ".join(m.content for m in request.messages)
+    if any(m.role == "tool" for m in request.messages):
+        return {"content": "done"}
+    if "Order 58211 arrived" in said:  # an integer of 5,001 digits
+        return {"content": "", "tool_calls": [
+            {"id": "c1", "name": "get_order", "arguments": {"order_id": 10 ** 5000}}]}
+    return {"content": "I can't help with that request. \\ud800"}  # a lone surrogate
+"""
+
+
+def test_a_scripted_answer_json_cannot_hold_errs(tmp_path: Path) -> None:
+    """Was: the 5,001-digit argument raised inside the harness when the next request was
+    recorded (a harness fault, out of the score; its attempt file unreadable afterwards), and
+    the lone surrogate stopped the whole run with a traceback."""
+    (tmp_path / "entrant.py").write_text(UNWRITABLE)
+    target = tmp_path / "scripted.yaml"
+    target.write_text(
+        "format_version: 1\nkind: scripted\nentrant: big\ndisplay_name: Big\n"
+        "model: big\ncallable: entrant.py:answer\n"
+    )
+    run, _ = start_run(
+        RunRequest(
+            tasks=REPO / "tasks",
+            corpus_root=REPO / "corpora",
+            target_file=target,
+            runs_dir=tmp_path / "runs",
+            split="public",
+            task_ids=TASKS,
+        )
+    )
+    records = {r.task_id: r for r in RunDir(run.path).attempts()}  # readable again
+    assert {t: (r.outcome, r.fault) for t, r in records.items()} == {
+        t: ("errored", None) for t in TASKS
+    }
+    for record in records.values():
+        assert (record.reason or "").startswith(
+            "ENTRANT_BAD_RESPONSE: the scripted entrant returned something JSON cannot hold: "
+        )
