@@ -9,7 +9,8 @@ commit the submitter does not control:
 * with ``--base-ref REF`` (the pull-request check): the commit REF names, the tip of the base
   branch when the check ran;
 * otherwise, when the bundle's manifest is committed in the git repository it sits in (the
-  re-check on main, a maintainer's live re-run): the commit that added it, i.e. the merge;
+  re-check on main, a maintainer's live re-run): the commit of the branch's first-parent line
+  that added it, i.e. the merge commit (never the contributor's own commit behind it);
 * otherwise (a local check of an uncommitted bundle): the manifest's hash alone, which the
   submitter can compute; the report says so.
 
@@ -50,9 +51,20 @@ def _commit_of(ref: str, cwd: Path | None) -> str | None:
 
 
 def _adding_commit(bundle: Path) -> str | None:
-    """The oldest commit that added the bundle's manifest, if the bundle is in git."""
+    """The oldest commit of the checked-out branch's first-parent line that added the
+    bundle's manifest, if the bundle is in git.
+
+    First parent only: a pull request merged with a merge commit brings the manifest in on
+    the contributor's own commit, which ``git log`` would name (the merge is TREESAME to that
+    side and simplified away). The contributor makes that commit after signing and can remake
+    it (another time, another message) until the sample suits them; the merge commit, made on
+    the base branch when a maintainer merges, they cannot. ``-m`` diffs a merge against its
+    first parent (what ``--first-parent`` implies from git 2.31, said for older ones)."""
     manifest = (bundle / MANIFEST).resolve()
-    out = _git(["log", "--diff-filter=A", "--format=%H", "--", manifest.name], manifest.parent)
+    out = _git(
+        ["log", "--first-parent", "-m", "--diff-filter=A", "--format=%H", "--", manifest.name],
+        manifest.parent,
+    )
     lines = [line for line in (out or "").splitlines() if len(line) == 40]
     return lines[-1] if lines else None
 
