@@ -319,6 +319,23 @@ def test_the_seed_option_draws_the_sample(live: Live, world: World) -> None:
     assert six == sample_tasks(run, public, 4, seed=6) and six != five
 
 
+def test_without_a_seed_the_sample_is_drawn_fresh_and_named(live: Live, world: World) -> None:
+    """Without ``--seed`` the live sample's seed is fresh, not derived from the bundle and a
+    commit (known before a merge from the base tip: a submitter could re-sign until the
+    sample missed the tasks they faked); the reason names it, and ``--seed`` redraws it."""
+    with serve(live):
+        first = run_verify(live, world, sample=4).data["live"]
+        again = run_verify(live, world, sample=4).data["live"]
+        seeds = [
+            int(re.findall(r"sample seed (\d+), drawn fresh", c["reason"])[0])
+            for c in (first, again)
+        ]
+        redrawn = run_verify(live, world, "--seed", str(seeds[0]), sample=4).data["live"]
+    assert seeds[0] != seeds[1]
+    assert redrawn["sampled"] == first["sampled"]
+    assert f"sample seed {seeds[0]}, given" in redrawn["reason"]
+
+
 def test_a_changed_endpoint_is_rejected_as_inconsistent_with_its_p_value(
     live: Live, world: World
 ) -> None:

@@ -9,7 +9,9 @@ Order (each step stops at its first failure, with a code from ``LIVE_CODES``):
    ``endpoint_id`` (``LIVE_ENDPOINT_NOT_ALLOWED``); the key's variable is set
    (``LIVE_KEY_MISSING``) — all before any network call;
 3. the sample: ``--live-sample`` public tasks whose claimed attempts all decided, drawn with
-   ``random.Random(seed)`` as the replay sample is; re-run into a temp directory, removed after;
+   ``random.Random(seed)`` (``--seed``, else a fresh random seed the report names, never one
+   derived from the bundle: a submitter must not know the sample in advance); re-run into a
+   temp directory, removed after;
 4. what the endpoint declares about itself (engine, version, context window, quantisation)
    is what the run recorded (``LIVE_SERVER_CHANGED``, exit 2), probed before any model call;
    not checked when the run recorded nothing or the endpoint declares nothing now;
@@ -26,14 +28,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import secrets
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.core.errors import BenchError
-from bench.records.bundle import CONFIG, MANIFEST
+from bench.records.bundle import CONFIG
 
-from . import live_run, records, sample, scores
+from . import live_run, records, scores
 from .codes import Code, exit_code
 from .failure import VerifyFailure
 from .live_allowlist import AllowedEndpoint, load_allowlist
@@ -126,7 +129,11 @@ def _live_check(bundle: Path, entrant: str, options: VerifyOptions, live: LiveOp
     key = _key(endpoint, where, field)
     task_set = scores.pinned_tasks(options.tasks, options.corpus_root, run)
     public = {task.id for task in task_set.tasks if task.split == "public"}
-    seed, _ = sample.resolve_seed(bundle, (bundle / MANIFEST).read_bytes(), options.seed, options)
+    # Drawn fresh unless given: a seed derived from the bundle and a commit (the replay
+    # sample's) is known before the check to whoever can guess the commit (the base tip
+    # before a merge), and a submitter could grind created_at until the sample missed the
+    # tasks they faked. The report names the seed, so `--seed` draws the same tasks again.
+    seed = options.seed if options.seed is not None else secrets.randbits(63)
     sampled = sample_tasks(run, public, live.sample, seed)
     if not sampled:
         raise VerifyFailure(
@@ -159,7 +166,9 @@ def _live_check(bundle: Path, entrant: str, options: VerifyOptions, live: LiveOp
                 field=field,
             ) from None
     comparison = decide(run, sampled, attempts, live.alpha)
-    reason = comparison.reason
+    reason = comparison.reason + (
+        f"; sample seed {seed}" + (", given" if options.seed is not None else ", drawn fresh")
+    )
     if metered.capped:
         reason += f"; max_requests ({endpoint.max_requests}) ran out"
     return LiveCheck.of(
