@@ -60,7 +60,10 @@ def test_an_unusable_judge_exits_2_and_says_why(judge_file: Any, tmp_path: Path)
     assert "  false fails      5  (l01, l05, l09, l13, l17)" in lines
     assert "  flip rate        0.000  (0 of 20 change when the rubric is reworded)" in lines
     assert "  n                20 of 20 labels decided" in lines
-    assert "  judge requests 40 (one per cache miss), cache hits 0" in lines
+    assert (
+        "  cache misses 40 (one judge request each, two when a reply held no verdict), cache hits 0"
+        in lines
+    )
     assert lines[-1] == "unusable: κ 0.50 is below the floor 0.70"
     written = tmp_path / "judge.calibration.json"  # default: beside the judge file
     assert f"  written to {written}" in lines
@@ -88,7 +91,10 @@ def test_a_usable_judge_exits_0_and_status_agrees(judge_file: Any, tmp_path: Pat
     assert status.output.splitlines()[-1] == "trusted: κ 1.00 over 20 labels (floor 0.70 over 20)"
 
     again = invoke("calibrate", "--judge", path, "--labels", labels, "--out", out, "--cache", cache)
-    assert "  judge requests 0 (one per cache miss), cache hits 40" in again.output.splitlines()
+    assert (
+        "  cache misses 0 (one judge request each, two when a reply held no verdict), cache hits 40"
+        in again.output.splitlines()
+    )
 
 
 def test_status_without_a_calibration_or_with_a_stale_one_exits_2(

@@ -210,13 +210,12 @@ def test_a_connection_error_is_an_outage(judge_file: Any, cache: JudgeCache) -> 
 @pytest.mark.parametrize(
     ("reply", "words"),
     [
-        ({"content": "I think it is fine."}, "unparseable reply (expected PASS or FAIL first)"),
-        ({"content": None}, "no choices[0].message.content"),
         ({"raw": b"<html>gateway</html>"}, "not JSON"),
         ({"raw": b'{"choices": []}'}, "no choices[0].message.content"),
+        ({"raw": b'{"choices": [{"message": {"role": "assistant"}}]}'}, "no choices[0]"),
     ],
 )
-def test_an_unparseable_reply_is_an_outage_and_not_cached(
+def test_a_reply_that_is_not_a_chat_completion_is_an_outage_and_not_cached(
     judge_file: Any, cache: JudgeCache, server: Any, reply: dict[str, Any], words: str
 ) -> None:
     server.script(server.Reply(**reply))

@@ -137,6 +137,8 @@ def test_rescoring_the_same_attempts_makes_zero_requests(service: RunJudge, serv
         "cache_hits": 3,
         "cache_misses": 3,
         "outages": 0,
+        "retries": 0,
+        "no_verdicts": 0,
         "cost_usd": None,
     }
     # The key is what was asked, not the task id: a renamed task is a hit.

@@ -121,7 +121,10 @@ def calibrate(
         if item.judge is None:
             click.echo(f"  could not decide {item.id}: {item.reason}")
             break
-    click.echo(f"  judge requests {misses} (one per cache miss), cache hits {hits}")
+    click.echo(
+        f"  cache misses {misses} (one judge request each, two when a reply held no verdict), "
+        f"cache hits {hits}"
+    )
     click.echo(f"  written to {out}")
     if report.usable:
         click.echo(f"usable: {report.why}")

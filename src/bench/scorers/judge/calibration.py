@@ -18,7 +18,7 @@ Every label is put to the judge twice: with its rubric, and with the rubric in o
 * ``usable``: κ is defined, κ ≥ 0.70 and n ≥ 20 (docs/JUDGE.md, "Calibration"). Below the
   floor, judged expectations are reported and excluded, never scored.
 
-Labels the judge could not decide (an outage, an unparseable reply) are listed in ``unscored``
+Labels the judge could not decide (an outage) are listed in ``unscored``
 and left out of n: an outage is not a disagreement. After ``GIVE_UP_AFTER`` such labels in a
 row the rest are not asked (and are listed too). The report carries the judge's
 fingerprint, so a changed judge (model, temperature, prompt) no longer counts as calibrated.

@@ -7,8 +7,16 @@ reply could otherwise hold a request for many times ``timeout_s``. The request r
 event loop under ``asyncio.wait_for``, which cancels it, and closes its connection, when the
 deadline passes.
 
-An HTTP error status, a timeout, a connection error or a reply that does not parse raises
-``JudgeUnavailable``: the judge could not decide. That is never cached and never a fail.
+Two kinds of trouble, told apart by class:
+
+* the judge *broke* (an outage: an HTTP error status, a timeout, a connection error, a body that
+  is not a chat completion) raises ``JudgeUnavailable``: the judge could not decide. That is
+  ours, never cached and never a fail;
+* the judge *replied, but not with a verdict* (a chat completion whose content does not parse,
+  or is empty): an answer can provoke that, so it is not let out of the denominator. The judge
+  is asked once more, in the same conversation, to give its verdict first
+  (``RETRY_INSTRUCTION``); a second reply without one is a decided FAIL whose reason says so
+  (``NO_VERDICT``), cached like any verdict.
 """
 
 from __future__ import annotations
@@ -29,11 +37,13 @@ import httpx
 from bench.core.trace import Usage
 
 from .cache import JudgeCache, cache_key
-from .config import JudgeConfig, parse_verdict
+from .config import RETRY_INSTRUCTION, JudgeConfig, parse_verdict
 from .errors import JudgeUnavailable
 
 _T = TypeVar("_T")
 _EXCERPT = 200
+NO_VERDICT = "no verdict when asked twice, counted as FAIL"
+"""The start of the reason of a FAIL the judge did not give: it replied twice without one."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,17 @@ def _usage(payload: dict[str, Any]) -> Usage | None:
         completion_tokens=count(raw.get("completion_tokens")),
         cached_tokens=count(cached),
     )
+
+
+def _total(usages: list[Usage | None]) -> Usage | None:
+    """The tokens of a verdict's requests together; None when any went unreported (a partial
+    count would read as the whole)."""
+    total = Usage()
+    for usage in usages:
+        if usage is None:
+            return None
+        total = total.plus(usage)
+    return total if usages else None
 
 
 class JudgeClient:
@@ -161,8 +182,12 @@ class JudgeClient:
             choices = payload.get("choices")
             if isinstance(choices, list) and choices and isinstance(choices[0], dict):
                 message = choices[0].get("message")
-                if isinstance(message, dict) and isinstance(message.get("content"), str):
-                    reply = message["content"]
+                if isinstance(message, dict):
+                    said = message.get("content")
+                    if isinstance(said, str):
+                        reply = said
+                    elif said is None and "content" in message:
+                        reply = ""  # it replied with nothing to read: no verdict, not an outage
         if reply is None:
             raise self.unavailable(
                 f"unparseable reply from {config.endpoint}: no choices[0].message.content"
@@ -181,6 +206,10 @@ class Judge:
         self.cache = cache
         self.client = JudgeClient(config, api_key if api_key is not None else config.api_key())
         self.outages = 0
+        self.retries = 0
+        """Replies without a verdict, each asked once more."""
+        self.no_verdicts = 0
+        """Second replies without a verdict, counted as FAIL."""
         self._spent: float | None = None
         self._lock = threading.Lock()
 
@@ -216,21 +245,37 @@ class Judge:
                 cost_usd=hit.cost_usd,
                 cached=True,
             )
+        messages = self.config.messages(rubric, question, answer)
+        usages: list[Usage | None] = []
         try:
-            reply = self.client.ask(self.config.messages(rubric, question, answer))
+            reply = self.client.ask(messages)
+            usages.append(reply.usage)
             parsed = parse_verdict(reply.text)
             if parsed is None:
-                excerpt = " ".join(reply.text.split())[:_EXCERPT]
-                raise self.client.unavailable(
-                    f"unparseable reply (expected PASS or FAIL first): {excerpt!r}"
+                with self._lock:
+                    self.retries += 1
+                again = self.client.ask(
+                    [
+                        *messages,
+                        {"role": "assistant", "content": reply.text},
+                        {"role": "user", "content": RETRY_INSTRUCTION},
+                    ]
                 )
+                usages.append(again.usage)
+                parsed = parse_verdict(again.text)
+                if parsed is None:
+                    with self._lock:
+                        self.no_verdicts += 1
+                    excerpt = " ".join(again.text.split())[:_EXCERPT] or "(empty)"
+                    parsed = (False, f"{NO_VERDICT} (its second reply: {excerpt!r})")
         except JudgeUnavailable:
             with self._lock:
                 self.outages += 1
             raise
         passed, reason = parsed[0], self.client.redact(parsed[1])
+        usage = _total(usages)
         pricing = self.config.pricing
-        cost = None if pricing is None or reply.usage is None else pricing.cost(reply.usage)
+        cost = None if pricing is None or usage is None else pricing.cost(usage)
         if cost is not None:
             with self._lock:
                 self._spent = (self._spent or 0.0) + cost
@@ -240,12 +285,10 @@ class Judge:
             reason=reason,
             model=self.config.model,
             temperature=self.config.temperature,
-            usage=reply.usage,
+            usage=usage,
             cost_usd=cost,
         )
-        return JudgeDecision(
-            passed=passed, reason=reason, usage=reply.usage, cost_usd=cost, cached=False
-        )
+        return JudgeDecision(passed=passed, reason=reason, usage=usage, cost_usd=cost, cached=False)
 
 
-__all__ = ["Judge", "JudgeClient", "JudgeDecision", "JudgeReply"]
+__all__ = ["NO_VERDICT", "Judge", "JudgeClient", "JudgeDecision", "JudgeReply"]

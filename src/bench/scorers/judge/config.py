@@ -11,11 +11,16 @@ reply is read by ``parse_verdict``:
   skipped;
 * the first word must then be ``PASS`` or ``FAIL``, in any case, followed by the end of the
   reply, whitespace or punctuation (``: . , ; ! - * )`` …). ``Pass.`` and ``**FAIL** —`` parse;
-  ``PASSED``, ``PASS/FAIL`` and ``Verdict: PASS`` do not;
+  ``PASSED``, ``PASS/FAIL``, ``PASS or FAIL`` (the instruction echoed back) and ``Verdict:
+  PASS`` do not;
 * what follows, after any separators, is the reason, whitespace squashed (``(no reason given)``
   when empty).
 
-Anything else is an *unparseable reply*: the judge could not decide, and nothing is cached.
+Anything else is a reply *without a verdict*. The judge replied, so it is not an outage, and
+an answer can be written to provoke it (asking the judge to answer in another form, or to
+write a poem first): the judge is asked once more in the same conversation
+(``RETRY_INSTRUCTION``), and a second reply without a verdict counts as FAIL, with a reason that
+says so (``client.Judge.decide``; docs/DECISIONS.md).
 """
 
 from __future__ import annotations
@@ -147,6 +152,7 @@ class JudgeConfig(Strict):
                 "max_tokens": self.max_tokens,
                 "system_prompt": self.system_prompt,
                 "prompt_template": self.prompt_template,
+                "verdict_rule": VERDICT_RULE,
             }
         )
 
@@ -208,12 +214,28 @@ _SEPARATOR = r"[\s:.,;!)\-–—*_`\"']"
 _VERDICT = re.compile(rf"^(PASS|FAIL)(?=$|{_SEPARATOR}){_SEPARATOR}*(.*)$", re.I | re.S)
 
 
+_BOTH = re.compile(r"^(?:or|and|nor|vs\.?|versus)\W+(?:PASS|FAIL)\b", re.I)
+"""After the first word, the other verdict offered as an alternative: ``PASS or FAIL`` is the
+prompt's own instruction echoed back (a small model does this), not a verdict."""
+
+RETRY_INSTRUCTION = (
+    "Your reply did not begin with a verdict. Reply now with one word, PASS or FAIL, on the "
+    "first line, then one sentence saying why. Nothing may come before that word."
+)
+"""What the judge is told, in the same conversation, when its first reply held no verdict."""
+
+VERDICT_RULE = 2
+"""How a reply becomes a verdict (the parse rule, and a reply without a verdict asked once more
+then counted as FAIL). In the fingerprint: a calibration measured under another rule no longer
+applies."""
+
+
 def parse_verdict(reply: str) -> tuple[bool, str] | None:
     """``(passed, reason)`` from a judge's reply, or None when it does not parse (see the
     module docstring for the rule)."""
     text = _SKIP.sub("", reply, count=1)
     match = _VERDICT.match(text)
-    if match is None:
+    if match is None or _BOTH.match(match.group(2)):
         return None
     reason = " ".join(match.group(2).split())
     return match.group(1).upper() == "PASS", reason or "(no reason given)"
@@ -248,6 +270,8 @@ __all__ = [
     "DEFAULT_PROMPT_TEMPLATE",
     "DEFAULT_SYSTEM_PROMPT",
     "PLACEHOLDERS",
+    "RETRY_INSTRUCTION",
+    "VERDICT_RULE",
     "JudgeConfig",
     "load_judge_config",
     "new_fence",

@@ -43,7 +43,8 @@ class JudgeCacheError(InputError):
 
 class JudgeUnavailable(HarnessFault):
     """The judge could not decide: an HTTP error status, a timeout, a connection error or a
-    reply that does not parse. Never cached; the scorer reports it undecided."""
+    body that is not a chat completion. Never cached; the scorer reports it undecided. (A chat
+    completion without a verdict is not this: it is asked again, then counted as FAIL.)"""
 
     default_code = "JUDGE_UNAVAILABLE"
 

@@ -14,8 +14,9 @@ calibration on file for this very judge clears κ ≥ 0.70 over ≥ 20 labels). 
 * an untrusted judge → it is still asked and what it said is recorded, but the verdict is
   undecided and marked ``untrusted_judge``: ``not scored: κ 0.41 is below the floor 0.70 (the
   judge said FAIL: …)``. Excluded from the mean, never scored as a zero;
-* an outage (HTTP error, timeout, unparseable reply) → undecided, ``the judge could not
-  decide: HTTP 500 …``.
+* an outage (HTTP error, timeout, connection error, a body that is not a chat completion) →
+  undecided, ``the judge could not decide: HTTP 500 …``. A reply without a verdict is not an
+  outage: the judge is asked once more, then it is a FAIL that says so (``client.py``).
 """
 
 from __future__ import annotations

@@ -55,13 +55,16 @@ class RunJudge:
         }
 
     def usage(self) -> dict[str, Any]:
-        """Requests made, cache hits and misses, outages and dollars spent so far."""
+        """Requests made, cache hits and misses, outages, replies without a verdict asked again
+        (``retries``) and counted as FAIL (``no_verdicts``), and dollars spent so far."""
         cache = self.judge.cache
         return {
             "requests": self.judge.requests,
             "cache_hits": cache.hits,
             "cache_misses": cache.misses,
             "outages": self.judge.outages,
+            "retries": self.judge.retries,
+            "no_verdicts": self.judge.no_verdicts,
             "cost_usd": self.judge.spent_usd,
         }
 
