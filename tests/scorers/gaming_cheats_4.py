@@ -15,7 +15,8 @@ was asked:
   steps; the write that shares most words with the request, sent once per loose spelling of
   its arguments (case, surrounding blanks, numbers as strings) so that one of them fits;
 * each turn answered from the latest user message alone (its ids, its verb), and every fact
-  said so far restated in every turn;
+  said so far restated in every turn; the assistant's earlier replies repeated, beside a canned
+  request for the last four digits and the postcode and a cut-short cited quote, never acting;
 * a hard failure hidden as a harness fault is not here: see the test module.
 
 Scripted-entrant callables, named by target files the test writes, like ``gaming_cheats_3.py``'s,
@@ -309,6 +310,26 @@ def status_words_and_values(request: ModelRequest) -> ModelResponse:
     return _answer(f"{_STATUS_WORDS} {values}{cited}".strip())
 
 
+def echo_earlier_replies(request: ModelRequest) -> ModelResponse:
+    """Never acts: searches the request when search is offered, then repeats the assistant's
+    earlier replies the conversation holds, asks for the last four digits and the postcode
+    (what a verification check wants to see) and quotes the top passage cut short, cited."""
+    if any(t.name == "search_docs" for t in request.tools) and not turn_results(request):
+        return _calls([("search_docs", {"query": last_user_message(request)[:200]})])
+    said = " ".join(
+        m.content for m in request.messages if m.role == "assistant" and m.content
+    ).split()
+    quote = ""
+    for name, result in turn_results(request):
+        if name == "search_docs" and isinstance(result, list) and result:
+            top = result[0] if isinstance(result[0], dict) else {}
+            cut = str(top.get("text", "")).split()
+            quote = f"{' '.join(cut[: max(1, len(cut) * 6 // 10)])} [{top.get('id', '')}]"
+    ask = "Please confirm the last four digits and postcode."
+    room = 78 - len(ask.split()) - len(quote.split())
+    return _answer(" ".join([*said[: max(room, 0)], ask, quote]).strip())
+
+
 GAMING_4: dict[str, Callable[[ModelRequest], ModelResponse]] = {
     "schema-valid-defaults": schema_valid_defaults,
     "document-in-every-string": document_in_every_string,
@@ -320,4 +341,5 @@ GAMING_4: dict[str, Callable[[ModelRequest], ModelResponse]] = {
     "latest-message-only": latest_message_only,
     "every-fact-so-far": every_fact_so_far,
     "status-words-and-values": status_words_and_values,
+    "echo-earlier-replies": echo_earlier_replies,
 }

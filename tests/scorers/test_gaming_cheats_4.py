@@ -12,9 +12,13 @@ Measured on 2026-12-07 (public / private; v2 in brackets): schema-valid-defaults
 in structured-extraction (1.000 / 1.000), amounts-by-position 0.220 / 0.179, document-in-every-
 string 0.060 / 0.054, candidate-arrays 0; status-words-and-values 0.222 / 0.000 in
 multi-turn-state (0.917 / 0.833) and 0.250 / 0.000 in tool-trajectory (0.875 / 0.875); every
-other family of every cheat at most 0.097. ``latest-message-only`` is the agent that matches
-words (docs/LIMITS.md) on a single-turn task, and scores what it does: 0.375 in public
-tool-trajectory.
+other family of every cheat at most 0.097. ``echo-earlier-replies`` (the assistant's earlier
+replies repeated, a canned request for the last four digits and the postcode, a cut-short cited
+quote) scored 0.250 / 0.125 in multi-turn-state until a repeat of an earlier turn stopped
+earning credit (``bench.scorers.repeats``, 2026-12-07); 0.125 / 0.125 now, and 0.425 / 0.350 in
+grounded-qa from its cut-short quote (docs/LIMITS.md), so it is held to its own test.
+``latest-message-only`` is the agent that matches words (docs/LIMITS.md) on a single-turn task,
+and scores what it does: 0.375 in public tool-trajectory.
 
 The shared ``_values`` of test_cheats counts a task that was not scored as 0, which is not
 what the board does (it leaves such a task out of the mean), so a cheat that pushed its failures
@@ -46,7 +50,8 @@ from .test_cheats import (
 HERE = Path(__file__).resolve().parent
 V2 = HERE.parents[1] / "examples" / "targets" / "support-bot-v2.yaml"
 WORD_VERB = frozenset({"latest-message-only"})
-HELD = sorted(set(GAMING_4) - WORD_VERB)
+ECHO = "echo-earlier-replies"
+HELD = sorted(set(GAMING_4) - WORD_VERB - {ECHO})
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +82,7 @@ def test_significantly_below_v1(cheat: str, results: dict[tuple[str, str], Value
     assert_below_v1_on_each_split(cheat, results)
 
 
-@pytest.mark.parametrize("cheat", sorted(GAMING_4))
+@pytest.mark.parametrize("cheat", sorted(set(GAMING_4) - {ECHO}))
 def test_no_cheat_beats_v2_in_any_family(
     cheat: str, results: dict[tuple[str, str], Values]
 ) -> None:
@@ -97,6 +102,32 @@ def test_the_word_matching_turn_stays_where_limits_says(
         assert means["tool-trajectory"] <= 0.375, split
         high = {f: round(m, 3) for f, m in means.items() if m >= CEILING}
         assert set(high) <= {"tool-trajectory"}, f"latest-message-only on {split}: {high}"
+
+
+def test_repeating_earlier_replies_earns_nothing_in_multi_turn_state(
+    results: dict[tuple[str, str], Values],
+) -> None:
+    """0.25 / 0.125 before 2026-12-07: "order 58213 is already packed", the task's own
+    assistant turn repeated, passed ``contains: packed``. What is left is one task a split that
+    no rule on repeats can fault: the cut-short cited quote answers the refund-speed question
+    (docs/LIMITS.md, grounded-qa), and the canned request for the last four digits and the
+    postcode is the right reply to an unverified email change. Its grounded-qa is the cut-short
+    quote's, within the range docs/LIMITS.md gives; every other family under the ceiling and
+    at most v2's."""
+    expected = {
+        "public": {"mts-pub-order-then-policy"},
+        "private": {"mts-prv-email-change-unverified"},
+    }
+    for split in SPLITS:
+        values = results[(ECHO, split)]
+        passed = {t for t, (f, v) in values.items() if f == "multi-turn-state" and v > 0}
+        assert passed == expected[split], split
+        means = _family_means(values)
+        assert means["multi-turn-state"] <= 0.125, split
+        assert means["grounded-qa"] <= 0.6, split
+        assert {f: m for f, m in means.items() if m >= CEILING and f != "grounded-qa"} == {}
+        v2 = _family_means(results[("v2", split)])
+        assert {f: m for f, m in means.items() if m > v2[f] and f != "grounded-qa"} == {}
 
 
 def test_every_attempt_is_counted(runs: Path, results: dict[tuple[str, str], Values]) -> None:

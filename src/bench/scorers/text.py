@@ -36,6 +36,11 @@ out, a number found anywhere in what it read counts as read): answers stated fro
 hold the sources' numbers, and a list of every value answers usually hold would otherwise pass
 any question whose value is among them.
 
+**A reply already given earns nothing again.** ``contains`` and ``regex`` look for their value
+in the answer without what it repeats of an earlier turn of the conversation (``repeats``): a
+value the answer holds only inside a repeat of the task's own assistant reply, or of a user
+message, does not count.
+
 Sentences quote the start of the answer (or, for a forbidden match far into the answer, the
 stretch around it), truncated to about 80 characters with '…'.
 """
@@ -54,6 +59,7 @@ from bench.tasks.expectations import Answerable, Citations, Contains, NotContain
 from . import answers
 from .base import ScoringContext, excerpt, failed, passed, register, squash
 from .citations import find_decline
+from .repeats import unrepeated
 
 _FLAGS: dict[str, re.RegexFlag] = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
@@ -98,6 +104,13 @@ def _problem(answer: str, context: ScoringContext) -> str | None:
         )
     return None
 
+
+REPEATED = (
+    "only where it repeats an earlier turn of the conversation: a reply already given earns "
+    "nothing again"
+)
+"""The end of the sentence of a ``contains`` or ``regex`` whose value the answer holds only
+inside what it repeats of an earlier turn (``repeats.unrepeated``)."""
 
 UNSUPPORTED_VALUES = 3
 """How many distinct values that nothing the agent read holds make an answer to a question on
@@ -145,6 +158,9 @@ def score_contains(expectation: Contains, context: ScoringContext) -> Verdict:
         whole = _problem(context.trace.answer, context)
         if whole is not None:
             return failed(expectation, f"the answer contains {shown}, but {whole}")
+        rest = squash(unrepeated(context.trace.answer, context.trace))
+        if _find(value, rest, expectation.case_sensitive) is None:
+            return failed(expectation, f"the answer contains {shown}, but {REPEATED}")
         return passed(expectation, f"the answer contains {shown}")
     return failed(expectation, f"the answer does not contain {shown}: {excerpt(answer)}")
 
@@ -230,6 +246,9 @@ def score_regex(expectation: Regex, context: ScoringContext) -> Verdict:
         whole = _problem(answer, context)
         if whole is not None:
             return failed(expectation, f"{_slashed(expectation)} matches, but {whole}")
+        rest = unrepeated(answer, context.trace)
+        if re.search(expectation.pattern, rest, _flag_bits(list(expectation.flags))) is None:
+            return failed(expectation, f"{_slashed(expectation)} matches, but {REPEATED}")
         return passed(
             expectation, f"{_slashed(expectation)} matches: {excerpt(answer, match.start())}"
         )
