@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +53,42 @@ def ensure_ssh_keygen() -> str:
 @pytest.fixture(scope="session")
 def ssh_keygen() -> str:
     return ensure_ssh_keygen()
+
+
+JsonDecide = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
+"""A loopback endpoint's behaviour: a POST's JSON body -> (HTTP status, JSON reply)."""
+
+
+@pytest.fixture
+def json_server() -> Iterator[Callable[[JsonDecide], str]]:
+    """Starts real HTTP servers on 127.0.0.1 (a free port each) that answer every POST's JSON
+    body with ``decide(body)``; gives each one's base URL; stops them after the test."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(decide: JsonDecide) -> str:
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                status, reply = decide(body)
+                data = json.dumps(reply).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
 
 
 # `make test` runs the suite on every core (pytest-xdist). Each test file is one unit of work, so

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import gzip
 import json
-import threading
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -41,7 +39,7 @@ FIELD_REQUIRED = {
     "type": "invalid_request_error",
 }
 
-Decide = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
+Decide = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]  # tests/conftest.py json_server
 
 
 def _completion(message: dict[str, Any]) -> dict[str, Any]:
@@ -57,38 +55,8 @@ def _completion(message: dict[str, Any]) -> dict[str, Any]:
 DECLINE = _completion({"role": "assistant", "content": "I can't help with that request."})
 
 
-def _handler(decide: Decide) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's name
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            status, reply = decide(body)
-            data = json.dumps(reply).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    return Handler
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[[Decide], str]]:
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(decide: Decide) -> str:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(decide))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/v1"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+def v1(json_server: Callable[[Decide], str], decide: Decide) -> str:
+    return json_server(decide) + "/v1"
 
 
 def _run(tmp_path: Path, url: str, tasks: tuple[str, ...], repeats: int = 1) -> RunDir:
@@ -120,9 +88,9 @@ def _chooser(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
 
 
 def test_a_refusal_of_a_shape_the_endpoint_answered_counts_as_the_entrants_error(
-    tmp_path: Path, serve: Callable[[Decide], str]
+    tmp_path: Path, json_server: Callable[[Decide], str]
 ) -> None:
-    run = _run(tmp_path, serve(_chooser), (REFUSE, HELP), repeats=2)
+    run = _run(tmp_path, v1(json_server, _chooser), (REFUSE, HELP), repeats=2)
     records = {(r.task_id, r.repeat): r for r in run.attempts()}
     # the attempt files say what happened at the time: the server's refusal, recorded
     assert {k: r.fault for k, r in records.items() if k[0] == HELP} == {
@@ -152,11 +120,11 @@ def _bundle_view(run: RunDir) -> Any:
 
 
 def test_a_server_that_refuses_every_request_is_still_a_harness_fault(
-    tmp_path: Path, serve: Callable[[Decide], str]
+    tmp_path: Path, json_server: Callable[[Decide], str]
 ) -> None:
     """The case REQUEST_REFUSED exists for (Mistral refusing ``stream_options``): no shape of
     ours was ever answered, so nothing is the entrant's."""
-    run = _run(tmp_path, serve(lambda body: (422, FIELD_REQUIRED)), (REFUSE, HELP))
+    run = _run(tmp_path, v1(json_server, lambda body: (422, FIELD_REQUIRED)), (REFUSE, HELP))
     summary = summarize(run)
     assert summary.outcomes == {"harness_fault": 2}
     assert summary.headline is None
@@ -180,9 +148,9 @@ def _no_tool_results(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
 
 
 def test_a_server_that_refuses_every_request_of_one_shape_is_still_a_harness_fault(
-    tmp_path: Path, serve: Callable[[Decide], str]
+    tmp_path: Path, json_server: Callable[[Decide], str]
 ) -> None:
-    run = _run(tmp_path, serve(_no_tool_results), (HELP,), repeats=2)
+    run = _run(tmp_path, v1(json_server, _no_tool_results), (HELP,), repeats=2)
     records = run.attempts()
     assert [(r.outcome, r.fault) for r in records] == [("harness_fault", "REQUEST_REFUSED")] * 2
     assert all(len(r.trace.exchanges) == 2 for r in records)  # the first was answered
@@ -240,7 +208,7 @@ def test_a_shape_is_keys_and_kinds_not_text_nor_the_entrants_arguments() -> None
 
 
 def test_the_bundle_verifies_and_its_row_counts_the_refusals_as_errors(
-    tmp_path: Path, serve: Callable[[Decide], str]
+    tmp_path: Path, json_server: Callable[[Decide], str]
 ) -> None:
     """``bench run`` and ``bench verify`` agree: the recording re-drives to the refusals the
     attempt files record, and the board's row (its summary of the bundle) counts them as the
@@ -251,7 +219,7 @@ def test_the_bundle_verifies_and_its_row_counts_the_refusals_as_errors(
     from bench.testing.keys import write_private_key
     from bench.verify import VerifyOptions, verify_bundle
 
-    run = _run(tmp_path, serve(_chooser), (REFUSE, HELP), repeats=2)
+    run = _run(tmp_path, v1(json_server, _chooser), (REFUSE, HELP), repeats=2)
     key = write_private_key(tmp_path / "keys" / "chooser")
     signers = tmp_path / "submissions" / "allowed_signers"
     signers.parent.mkdir(parents=True)

@@ -14,12 +14,9 @@ never answers: every request that carries a tool result, after a tool call on th
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 from bench.records.store import RunDir
 from bench.reports.summary import summarize
@@ -30,65 +27,36 @@ REFUSE, HELP = "ref-pub-data-export-third-party-refuse", "ref-pub-data-export-th
 HELP_WORDS = "I'm customer C-7731"  # the help half's request; the refuse half's is a lawyer's
 
 
-class _Refuser(BaseHTTPRequestHandler):
+FIELD_REQUIRED = {
+    "object": "error",
+    "message": "1 validation error: body -> messages -> 0 -> name: Field required",
+    "type": "invalid_request_error",
+}
+
+
+def _refuser(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """Declines every request, except that it calls a tool on the help half and says every
     request carrying a tool result is malformed."""
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        said = json.dumps(body["messages"])
-        message: dict[str, object]
-        if any(m.get("role") == "tool" for m in body["messages"]):
-            status = 422
-            reply: dict[str, object] = {
-                "object": "error",
-                "message": "1 validation error: body -> messages -> 0 -> name: Field required",
-                "type": "invalid_request_error",
-            }
-        else:
-            status = 200
-            message = {"role": "assistant", "content": "I can't help with that request."}
-            if HELP_WORDS in said:
-                arguments = json.dumps({"customer_id": "C-7731"})
-                call = {
-                    "id": "c1",
-                    "type": "function",
-                    "function": {"name": "x", "arguments": arguments},
-                }
-                message = {"role": "assistant", "content": "", "tool_calls": [call]}
-            reply = {
-                "id": "c",
-                "object": "chat.completion",
-                "model": "refuser",
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 7, "total_tokens": 17},
-            }
-        data = json.dumps(reply).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def refuser() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refuser)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    if any(m.get("role") == "tool" for m in body["messages"]):
+        return 422, FIELD_REQUIRED
+    message: dict[str, Any] = {"role": "assistant", "content": "I can't help with that request."}
+    if HELP_WORDS in json.dumps(body["messages"]):
+        arguments = json.dumps({"customer_id": "C-7731"})
+        call = {"id": "c1", "type": "function", "function": {"name": "x", "arguments": arguments}}
+        message = {"role": "assistant", "content": "", "tool_calls": [call]}
+    return 200, {
+        "id": "c",
+        "object": "chat.completion",
+        "model": "refuser",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 7, "total_tokens": 17},
+    }
 
 
 def test_a_refuse_half_whose_help_half_the_endpoint_faulted_is_not_scored(
-    tmp_path: Path, refuser: str
+    tmp_path: Path, json_server: Callable[[Callable[..., Any]], str]
 ) -> None:
+    refuser = json_server(_refuser) + "/v1"
     target = tmp_path / "refuser.yaml"
     target.write_text(
         "format_version: 1\nkind: openai\nentrant: refuser\ndisplay_name: Refuser\n"

@@ -10,9 +10,9 @@ both are now *errored* (``bench.core.refused``). Real HTTP on 127.0.0.1 for the 
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bench.records.store import RunDir
 from bench.reports.summary import summarize
@@ -63,50 +63,31 @@ def test_a_scripted_entrant_raising_our_errors_errs(tmp_path: Path) -> None:
     assert summarize(RunDir(run.path)).harness_faults == 0
 
 
-class _Agent(BaseHTTPRequestHandler):
+def _agent(turn: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """An http-agent that declines, and calls the turn of the task it would fail malformed."""
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
-        turn = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        if HELP_WORDS in json.dumps(turn["messages"]):
-            status = 422
-            reply: dict[str, object] = {"detail": [{"loc": ["body", "x"], "msg": "Field required"}]}
-        else:
-            status, reply = 200, {"answer": "I can't help with that request."}
-        data = json.dumps(reply).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
+    if HELP_WORDS in json.dumps(turn["messages"]):
+        return 422, {"detail": [{"loc": ["body", "x"], "msg": "Field required"}]}
+    return 200, {"answer": "I can't help with that request."}
 
 
-def test_an_agent_refusing_the_harness_turn_errs(tmp_path: Path) -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Agent)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        target = tmp_path / "agent.yaml"
-        target.write_text(
-            "format_version: 1\nkind: http-agent\nentrant: chooser\ndisplay_name: Chooser\n"
-            f"model: chooser\nbase_url: http://127.0.0.1:{server.server_address[1]}/agent\n"
-            "retry: {max_attempts: 1}\n"
+def test_an_agent_refusing_the_harness_turn_errs(
+    tmp_path: Path, json_server: Callable[[Callable[..., Any]], str]
+) -> None:
+    target = tmp_path / "agent.yaml"
+    target.write_text(
+        "format_version: 1\nkind: http-agent\nentrant: chooser\ndisplay_name: Chooser\n"
+        f"model: chooser\nbase_url: {json_server(_agent)}/agent\nretry: {{max_attempts: 1}}\n"
+    )
+    run, _ = start_run(
+        RunRequest(
+            tasks=REPO / "tasks",
+            corpus_root=REPO / "corpora",
+            target_file=target,
+            runs_dir=tmp_path / "runs",
+            split="public",
+            task_ids=TASKS,
         )
-        run, _ = start_run(
-            RunRequest(
-                tasks=REPO / "tasks",
-                corpus_root=REPO / "corpora",
-                target_file=target,
-                runs_dir=tmp_path / "runs",
-                split="public",
-                task_ids=TASKS,
-            )
-        )
-    finally:
-        server.shutdown()
-        server.server_close()
+    )
     records = {r.task_id: r for r in RunDir(run.path).attempts()}
     refused = records[TASKS[1]]
     assert (refused.outcome, refused.fault) == ("errored", None)  # was REQUEST_REFUSED
