@@ -35,12 +35,14 @@ def answer(request):
 """
 
 
-def test_a_scripted_entrant_raising_our_errors_errs(tmp_path: Path) -> None:
-    (tmp_path / "entrant.py").write_text(ENTRANT)
-    target = tmp_path / "scripted.yaml"
+def _run(tmp_path: Path, kind: str, entrant: str, where: str) -> RunDir:
+    """A run of TASKS by an entrant of ``kind`` (``callable: where`` for a scripted one,
+    ``base_url: where`` for an http-agent); its attempts as recorded."""
+    target = tmp_path / f"{entrant}.yaml"
+    place = "callable: " if kind == "scripted" else "retry: {max_attempts: 1}\nbase_url: "
     target.write_text(
-        "format_version: 1\nkind: scripted\nentrant: raiser\ndisplay_name: Raiser\n"
-        "model: raiser\ncallable: entrant.py:answer\n"
+        f"format_version: 1\nkind: {kind}\nentrant: {entrant}\ndisplay_name: {entrant}\n"
+        f"model: {entrant}\n{place}{where}\n"
     )
     run, _ = start_run(
         RunRequest(
@@ -52,7 +54,13 @@ def test_a_scripted_entrant_raising_our_errors_errs(tmp_path: Path) -> None:
             task_ids=TASKS,
         )
     )
-    records = {r.task_id: r for r in RunDir(run.path).attempts()}
+    return RunDir(run.path)
+
+
+def test_a_scripted_entrant_raising_our_errors_errs(tmp_path: Path) -> None:
+    (tmp_path / "entrant.py").write_text(ENTRANT)
+    run = _run(tmp_path, "scripted", "raiser", "entrant.py:answer")
+    records = {r.task_id: r for r in run.attempts()}
     assert {t: (r.outcome, r.fault) for t, r in records.items()} == {
         t: ("errored", None) for t in TASKS
     }  # were: harness faults (REQUEST_REFUSED, HARNESS_EXCEPTION), out of the score
@@ -60,7 +68,7 @@ def test_a_scripted_entrant_raising_our_errors_errs(tmp_path: Path) -> None:
     assert records[TASKS[0]].reason == "InputError: bad input, says the entrant"
     failed = records[TASKS[1]].trace.exchanges[-1].response["error"]
     assert failed["code"] == "ENTRANT_EXCEPTION"
-    assert summarize(RunDir(run.path)).harness_faults == 0
+    assert summarize(run).harness_faults == 0
 
 
 def _agent(turn: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -73,27 +81,13 @@ def _agent(turn: dict[str, Any]) -> tuple[int, dict[str, Any]]:
 def test_an_agent_refusing_the_harness_turn_errs(
     tmp_path: Path, json_server: Callable[[Callable[..., Any]], str]
 ) -> None:
-    target = tmp_path / "agent.yaml"
-    target.write_text(
-        "format_version: 1\nkind: http-agent\nentrant: chooser\ndisplay_name: Chooser\n"
-        f"model: chooser\nbase_url: {json_server(_agent)}/agent\nretry: {{max_attempts: 1}}\n"
-    )
-    run, _ = start_run(
-        RunRequest(
-            tasks=REPO / "tasks",
-            corpus_root=REPO / "corpora",
-            target_file=target,
-            runs_dir=tmp_path / "runs",
-            split="public",
-            task_ids=TASKS,
-        )
-    )
-    records = {r.task_id: r for r in RunDir(run.path).attempts()}
+    run = _run(tmp_path, "http-agent", "chooser", json_server(_agent) + "/agent")
+    records = {r.task_id: r for r in run.attempts()}
     refused = records[TASKS[1]]
     assert (refused.outcome, refused.fault) == ("errored", None)  # was REQUEST_REFUSED
     assert refused.reason is not None and refused.reason.startswith("ENDPOINT_REJECTED: ")
     assert "Field required" in refused.reason
-    summary = summarize(RunDir(run.path))
+    summary = summarize(run)
     assert {s.task_id: s.value for s in summary.task_scores} == {TASKS[0]: 1.0, TASKS[1]: 0.0}
 
 
@@ -114,22 +108,8 @@ def test_a_scripted_answer_json_cannot_hold_errs(tmp_path: Path) -> None:
     recorded (a harness fault, out of the score; its attempt file unreadable afterwards), and
     the lone surrogate stopped the whole run with a traceback."""
     (tmp_path / "entrant.py").write_text(UNWRITABLE)
-    target = tmp_path / "scripted.yaml"
-    target.write_text(
-        "format_version: 1\nkind: scripted\nentrant: big\ndisplay_name: Big\n"
-        "model: big\ncallable: entrant.py:answer\n"
-    )
-    run, _ = start_run(
-        RunRequest(
-            tasks=REPO / "tasks",
-            corpus_root=REPO / "corpora",
-            target_file=target,
-            runs_dir=tmp_path / "runs",
-            split="public",
-            task_ids=TASKS,
-        )
-    )
-    records = {r.task_id: r for r in RunDir(run.path).attempts()}  # readable again
+    run = _run(tmp_path, "scripted", "big", "entrant.py:answer")
+    records = {r.task_id: r for r in run.attempts()}  # readable again
     assert {t: (r.outcome, r.fault) for t, r in records.items()} == {
         t: ("errored", None) for t in TASKS
     }
