@@ -277,6 +277,26 @@ def test_verify_refuses_another_version_or_other_content_of_the_same_suite(
     assert load_task_set(fewer / "tasks").content_hash() in message
 
 
+def test_verify_refuses_a_suite_given_twice_or_its_own_task_set_as_a_suite(
+    suites: Suites, tmp_path: Path
+) -> None:
+    """``bench verify --suite-tasks``: a second task set of the same suite silently replaced
+    the first (the board refused it); bench-suite's own task set is ``--tasks``."""
+    again = tmp_path / "again"
+    shutil.copytree(suites.bfcl_tasks.parent, again)
+    common = ["verify", str(suites.bfcl_bundle), "--results-root", str(suites.root / "results"),
+              "--allowed-signers", str(suites.signers), "--tasks", str(suites.mini_tasks),
+              "--seed", "1"]  # fmt: skip
+    once = CliRunner().invoke(cli, [*common, "--suite-tasks", str(suites.bfcl_tasks)])
+    assert once.exit_code == 0, once.output
+    for given in ((suites.bfcl_tasks, again / "tasks"), (suites.bfcl_tasks, suites.mini_tasks)):
+        args = [arg for tasks in given for arg in ("--suite-tasks", str(tasks))]
+        done = CliRunner().invoke(cli, [*common, *args])
+        assert done.exit_code == 2, done.output
+        assert "error[SUITE_TASKS]" in done.output and "--suite-tasks" in done.output
+        assert "Traceback" not in done.output
+
+
 # -- the board: one suite per page ----------------------------------------------------------
 
 

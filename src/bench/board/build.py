@@ -137,26 +137,9 @@ def input_warnings(entries: list[EntryInput], verified: bool) -> list[str]:
 def given_suites(options: BuildOptions) -> dict[str, tuple[Path, SuiteManifest]]:
     """``--suite-tasks``: suite name -> (task set, its suite.json). A task set without a
     suite.json is bench-suite's own (``--tasks``), and one suite may be given once."""
-    from bench.core.suite import DEFAULT_SUITE_NAME, load_suite, suite_file_for
+    from bench.core.suite import suites_given
 
-    found: dict[str, tuple[Path, SuiteManifest]] = {}
-    for tasks in options.suite_tasks:
-        manifest = load_suite(tasks)
-        if manifest.name == DEFAULT_SUITE_NAME:
-            raise BoardUsageError(
-                f"no suite.json of an imported suite at {suite_file_for(tasks)} (bench-suite's "
-                "own task set is --tasks)",
-                code="BOARD_SUITE",
-                field="--suite-tasks",
-            )
-        if manifest.name in found:
-            raise BoardUsageError(
-                f"suite {manifest.name} is given twice ({found[manifest.name][0]} and {tasks})",
-                code="BOARD_SUITE",
-                field="--suite-tasks",
-            )
-        found[manifest.name] = (tasks, manifest)
-    return found
+    return suites_given(options.suite_tasks, error=BoardUsageError, code="BOARD_SUITE")
 
 
 @dataclass(frozen=True)

@@ -43,8 +43,9 @@ from .common import CONTEXT
     type=click.Path(path_type=Path),
     multiple=True,
     help="The task set of an imported suite (DIR/tasks of bench suite import, its suite.json "
-    "beside it); repeatable. A bundle whose run names that suite is verified against it "
-    "instead of --tasks (as bench board build --suite-tasks does).",
+    "beside it); repeatable, one task set per suite (SUITE_TASKS otherwise). A bundle whose run "
+    "names that suite is verified against it instead of --tasks (as bench board build "
+    "--suite-tasks does).",
 )
 @click.option(
     "--corpora",
@@ -164,10 +165,11 @@ def verify(
         bundle, results_root, allowed_signers, tasks
     )
     if suite_tasks:
-        from bench.core.suite import load_suite
+        from bench.core.suite import suites_given
         from bench.verify.inputs import tasks_for_suite
 
-        tasks = tasks_for_suite(bundle, tasks, {load_suite(t).name: t for t in suite_tasks})
+        suites = suites_given(suite_tasks, code="SUITE_TASKS")
+        tasks = tasks_for_suite(bundle, tasks, {name: path for name, (path, _) in suites.items()})
     options = VerifyOptions(
         results_root=results_root,
         allowed_signers=allowed_signers,

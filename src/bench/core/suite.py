@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from .errors import InputError
+from .errors import InputError, UsageError
 from .ids import ID_PATTERN
 from .models import FORMAT_VERSION, Strict
 from .validation import describe
@@ -134,6 +134,33 @@ def load_suite(tasks: Path) -> SuiteManifest:
     return read_suite_manifest(path)
 
 
+def suites_given(
+    task_sets: tuple[Path, ...], *, error: type[UsageError] = UsageError, code: str = "USAGE"
+) -> dict[str, tuple[Path, SuiteManifest]]:
+    """``--suite-tasks`` (``bench verify``, ``bench board build``): suite name -> (task set, its
+    ``suite.json``). Each must be an imported suite's task set (bench-suite's own is
+    ``--tasks``), and one suite may be given once: a second would silently replace the first.
+    Refused as ``error(code=code, field="--suite-tasks")``."""
+    found: dict[str, tuple[Path, SuiteManifest]] = {}
+    for tasks in task_sets:
+        manifest = load_suite(tasks)
+        if manifest.name == DEFAULT_SUITE_NAME:
+            raise error(
+                f"no suite.json of an imported suite at {suite_file_for(tasks)} (bench-suite's "
+                "own task set is --tasks)",
+                code=code,
+                field="--suite-tasks",
+            )
+        if manifest.name in found:
+            raise error(
+                f"suite {manifest.name} is given twice ({found[manifest.name][0]} and {tasks})",
+                code=code,
+                field="--suite-tasks",
+            )
+        found[manifest.name] = (tasks, manifest)
+    return found
+
+
 def write_suite_manifest(path: Path, manifest: SuiteManifest) -> None:
     """``suite.json`` as ``bench suite import`` writes it: sorted keys, two-space indent."""
     text = json.dumps(
@@ -152,5 +179,6 @@ __all__ = [
     "load_suite",
     "read_suite_manifest",
     "suite_file_for",
+    "suites_given",
     "write_suite_manifest",
 ]
