@@ -1,4 +1,4 @@
-"""Tool arguments nested deeper than ``ARGUMENT_DEPTH`` (64) levels are the model's malformed
+"""Tool arguments nested deeper than ``ARGUMENT_DEPTH`` (32) levels are the model's malformed
 call, refused like arguments that are not JSON — not a harness fault.
 
 Before 2026-12-07 an OpenAI-compatible server whose tool calls carried arguments nested 300
@@ -133,7 +133,9 @@ def test_a_model_nesting_its_arguments_300_deep_fails_its_attempt(
     assert record.outcome == "scored", record.reason
     assert record.value == 0.0
     refused = [call for call in record.trace.tool_calls if call.error]
-    assert refused and all("nested deeper than 64 levels" in call.error for call in refused)
+    assert refused and all(
+        f"nested deeper than {ARGUMENT_DEPTH} levels" in call.error for call in refused
+    )
 
 
 class _DeepAgent(BaseHTTPRequestHandler):
@@ -200,4 +202,5 @@ def test_an_agent_posting_arguments_300_deep_fails_its_attempt_and_the_run_goes_
     assert record.value == 0.0
     errors = [call.error or "" for call in record.trace.tool_calls]
     assert errors and all("the arguments are not a JSON object" in e for e in errors)
-    assert sum("nested deeper than 64 levels" in e for e in errors) == len(errors) // 2
+    deep = f"nested deeper than {ARGUMENT_DEPTH} levels"
+    assert sum(deep in e for e in errors) == len(errors) // 2

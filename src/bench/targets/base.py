@@ -28,21 +28,22 @@ from bench.core.trace import (
 from bench.core.validation import not_json
 from bench.tasks.cases.check import PolicyFile
 
-ARGUMENT_DEPTH = 64
-"""The deepest nesting of tool arguments the harness takes (what ``bench verify`` reads of a
-bundle, ``LIMIT_DEPTH``). Deeper arguments are the model's malformed call, refused like
-arguments that are not JSON: recording them raised inside the harness, and a model's own output
-was counted as a harness fault, out of the score."""
+ARGUMENT_DEPTH = 32
+"""The deepest nesting of tool arguments the harness takes. Deeper arguments are the model's
+malformed call, refused like arguments that are not JSON. ``bench verify`` reads no record line
+nested deeper than 64 (``LIMIT_DEPTH``), and a recorded attempt keeps a call's arguments six
+levels down (``trace.exchanges[i].response.tool_calls[j].arguments``): the 64 this was until
+2026-12-07 let a model's 60-deep call through and made its whole bundle unverifiable."""
 
 
-def too_deep(value: Any) -> bool:
-    """Whether a JSON value nests deeper than ``ARGUMENT_DEPTH`` levels (``{}`` is one level);
-    read without recursion."""
+def too_deep(value: Any, limit: int = ARGUMENT_DEPTH) -> bool:
+    """Whether a JSON value nests deeper than ``limit`` levels (``{}`` is one level); read
+    without recursion."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, level = stack.pop()
         if isinstance(item, dict | list):
-            if level >= ARGUMENT_DEPTH:
+            if level >= limit:
                 return True
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, level + 1) for child in children)

@@ -55,6 +55,7 @@ from .base import (
     STREAM_NOT_SERVED,
     RetrySettings,
     TargetSpec,
+    too_deep,
 )
 from .inflight import InFlight
 
@@ -205,6 +206,34 @@ def _reject_constant(name: str) -> Any:
 
 
 _STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+BODY_DEPTH = 48
+"""The deepest nesting of a response body, or of a stream event's data, the harness takes. A
+recorded attempt keeps a body five levels down and ``bench verify`` reads no line nested deeper
+than 64 (``LIMIT_DEPTH``): a deeper body made the whole bundle unverifiable, past about 500
+levels stopped ``bench run`` with a traceback (the trace could not be written), and past
+about 1,000 could not be parsed. No server's answer nests anywhere near this."""
+
+
+def nests_too_deep(text: str | bytes, value: Any) -> bool:
+    """Whether ``value`` (parsed from ``text``) nests deeper than ``BODY_DEPTH``; the walk is
+    skipped when ``text`` has too few brackets to nest that deep (every answer a server sends)."""
+    if isinstance(text, str):
+        opened = text.count("{") + text.count("[")
+    else:
+        opened = text.count(b"{") + text.count(b"[")
+    return opened > BODY_DEPTH and too_deep(value, BODY_DEPTH)
+
+
+def _too_deep_failure(what: str) -> AttemptFailed:
+    return AttemptFailed(
+        Failure(
+            code="ENDPOINT_BAD_RESPONSE",
+            message=f"{what} nests deeper than {BODY_DEPTH} levels",
+            retryable=False,
+        )
+    )
 
 
 def loads_strict(data: str | bytes) -> Any:
@@ -406,6 +435,8 @@ def _event(name: str | None, data: list[str]) -> SseEvent:
     text = "\n".join(data)
     try:
         parsed: Any = loads_strict(text)
+    except RecursionError:
+        raise _too_deep_failure("a stream event") from None
     except ValueError:
         if text.strip() == "[DONE]":
             return SseEvent(name, "[DONE]")
@@ -416,6 +447,8 @@ def _event(name: str | None, data: list[str]) -> SseEvent:
                 retryable=True,
             )
         ) from None
+    if nests_too_deep(text, parsed):
+        raise _too_deep_failure("a stream event")
     return SseEvent(name, parsed)
 
 
@@ -703,6 +736,8 @@ class HttpEndpoint:
         status, recorded, raw = received
         try:
             data = loads_strict(raw)
+        except RecursionError:
+            raise _too_deep_failure("the body") from None
         except ValueError as exc:
             what = "empty" if not raw.strip() else f"not complete JSON ({exc})"
             raise AttemptFailed(
@@ -712,6 +747,8 @@ class HttpEndpoint:
                     retryable=True,
                 )
             ) from None
+        if nests_too_deep(raw, data):
+            raise _too_deep_failure("the body")
         if not isinstance(data, dict):
             raise AttemptFailed(
                 Failure(
@@ -875,7 +912,9 @@ __all__ = [
     "backoff_delay",
     "SseParser",
     "classify_status",
+    "BODY_DEPTH",
     "loads_strict",
+    "nests_too_deep",
     "parse_retry_after",
     "scrub",
 ]
