@@ -39,6 +39,8 @@ def by_tag(server: Any) -> Any:
         prompt = body["messages"][-1]["content"]
         if "[echo]" in prompt:
             return server.Reply(status=500, echo_auth=True)
+        if any("[judge:NONE]" in str(m["content"]) for m in body["messages"]):  # nor asked again
+            return server.Reply("I would rather not say.")
         verdict = "PASS" if "[judge:PASS]" in prompt else "FAIL"
         return server.Reply(f"{verdict}: scripted")
 
@@ -58,6 +60,7 @@ def test_an_unusable_judge_exits_2_and_says_why(judge_file: Any, tmp_path: Path)
     assert "  PABAK            0.500" in lines
     assert "  false passes     0" in lines
     assert "  false fails      5  (l01, l05, l09, l13, l17)" in lines
+    assert "  no verdict       0 (replied twice without one: counted as FAIL)" in lines
     assert "  flip rate        0.000  (0 of 20 change when the rubric is reworded)" in lines
     assert "  n                20 of 20 labels decided" in lines
     assert (
@@ -186,3 +189,18 @@ def test_the_api_key_never_reaches_a_file_or_a_message(
     assert {"judge.calibration.json", "judge.cache.sqlite3", "judge.yaml"} <= names
     leaked = [p.name for p in files if api_key.encode() in p.read_bytes()]
     assert leaked == []  # ...and is nowhere on disk: not the cache, its WAL, the calibration
+
+
+def test_the_labels_the_judge_gave_no_verdict_on_are_named(judge_file: Any, tmp_path: Path) -> None:
+    """A FAIL for want of a verdict is a false fail when the person said PASS; the report
+    names which labels it was, apart from the judge's own FAILs."""
+    labels = write_labels(tmp_path, [True, False] * 10, [True, False] * 10)
+    lines = labels.read_text().splitlines()
+    for index in (0, 4):
+        lines[index] = lines[index].replace("[judge:PASS]", "[judge:NONE]")
+    labels.write_text("\n".join(lines) + "\n")
+    result = invoke("calibrate", "--judge", judge_file(), "--labels", labels)
+    printed = result.output.splitlines()
+    assert "  false fails      2  (l00, l04)" in printed, result.output
+    named = "  no verdict       2  (l00, l04) (replied twice without one: counted as FAIL)"
+    assert named in printed

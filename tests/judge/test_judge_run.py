@@ -90,6 +90,7 @@ def test_a_calibrated_judge_decides_and_a_rescore_costs_nothing(
     assert cli_result.exit_code == 0, cli_result.output
     assert "re-scored 8 attempt(s), 0 changed" in cli_result.output
     assert "judge: 0 request(s), 2 cache hit(s)" in cli_result.output
+    assert "0 asked again for want of a verdict, 0 without one after that" in cli_result.output
     assert server.count == 1
 
 

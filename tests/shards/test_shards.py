@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -188,3 +189,26 @@ def test_shard_and_merge_on_the_command_line(mini: Path) -> None:
 
 def test_dataclass_default_is_unsharded(mini: Path) -> None:
     assert dataclasses.replace(request(mini)).shard is None
+
+
+def test_judge_usage_of_shards_adds_up_with_a_shard_that_bought_nothing() -> None:
+    """A shard whose judge answered from its cache spent ``None`` (nothing priced bought):
+    merged after it, a shard that spent dollars was ``None + 0.05`` (a TypeError), merged
+    before it, the sum was that shard's alone only by luck."""
+    from types import SimpleNamespace
+
+    from bench.runner.merge import _sum_usage
+
+    def shard(cost: float | None, requests: int) -> Any:
+        usage = {"requests": requests, "cache_hits": 2, "outages": 0, "retries": 1,
+                 "no_verdicts": 0, "cost_usd": cost}  # fmt: skip
+        return SimpleNamespace(status=SimpleNamespace(judge_usage=usage))
+
+    for order in ([shard(None, 0), shard(0.05, 3)], [shard(0.05, 3), shard(None, 0)]):
+        total = _sum_usage(order)  # type: ignore[arg-type]
+        assert total is not None
+        assert total["cost_usd"] == 0.05 and total["requests"] == 3 and total["retries"] == 2
+    both = _sum_usage([shard(0.05, 1), shard(0.25, 1)])  # type: ignore[arg-type]
+    assert both is not None and both["cost_usd"] == 0.30
+    unknown = _sum_usage([shard(None, 1), shard(None, 1)])  # type: ignore[arg-type]
+    assert unknown is not None and unknown["cost_usd"] is None

@@ -33,6 +33,13 @@ def _ids(ids: list[str], limit: int = 8) -> str:
 
 
 def _report_lines(report: CalibrationReport) -> list[str]:
+    from bench.scorers.judge.client import NO_VERDICT
+
+    no_verdict = [
+        item.id
+        for item in report.items
+        if item.judge is False and item.reason.startswith(NO_VERDICT)
+    ]
     kappa = _number(report.kappa, "undefined" if report.n else "n/a")
     if report.kappa is None and report.n:
         kappa += " (both raters gave one and the same label throughout)"
@@ -48,6 +55,8 @@ def _report_lines(report: CalibrationReport) -> list[str]:
         f"  PABAK            {_number(report.pabak, 'n/a')}",
         f"  false passes     {len(report.false_passes)}{_ids(report.false_passes)}",
         f"  false fails      {len(report.false_fails)}{_ids(report.false_fails)}",
+        f"  no verdict       {len(no_verdict)}{_ids(no_verdict)} (replied twice without one: "
+        "counted as FAIL)",
         f"  flip rate        {flip}",
         f"  n                {report.n} of {report.labels_total} labels decided"
         + (

@@ -66,7 +66,9 @@ def rescore(
             usage = result.judge_usage
             click.echo(
                 f"  judge: {usage['requests']} request(s), {usage['cache_hits']} cache hit(s), "
-                f"{usage['cache_misses']} miss(es), {usage['outages']} outage(s)"
+                f"{usage['cache_misses']} miss(es), {usage['outages']} outage(s), "
+                f"{usage.get('retries', 0)} asked again for want of a verdict, "
+                f"{usage.get('no_verdicts', 0)} without one after that (FAIL)"
             )
     if result.changed:
         ctx.exit(1)

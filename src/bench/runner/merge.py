@@ -144,7 +144,12 @@ def _sum_usage(sources: list[_Source]) -> dict[str, Any] | None:
     total: dict[str, Any] = {}
     for usage in usages:
         for key, value in usage.items():
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            if key == "cost_usd":
+                # None: nothing priced was bought in that shard (all cache hits, or no
+                # pricing: the same judge config in every shard, so then None in all).
+                known = total.get(key)
+                total[key] = value if known is None else known if value is None else known + value
+            elif isinstance(value, int | float) and not isinstance(value, bool):
                 total[key] = total.get(key, 0) + value
             else:
                 total.setdefault(key, value)
