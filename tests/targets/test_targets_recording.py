@@ -15,9 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.core.recordtext import unfit_text
 from bench.core.trace import Message, ToolCallRequest, Usage
 from bench.targets import ModelRequest, ModelResponse, load_target
-from bench.targets.http import loads_strict
+from bench.targets.http import UnfitJson, loads_strict
 from bench.targets.scripted import ScriptedTarget
 
 json_values = st.recursive(
@@ -63,7 +64,13 @@ def test_a_scripted_entrants_raw_is_made_json_native(mini: Path) -> None:
 @settings(max_examples=200, deadline=None)
 @given(value=json_values)
 def test_loads_strict_reads_what_json_loads_reads(value: Any) -> None:
+    """... or refuses it as text a record cannot hold (a control character, a lone surrogate,
+    a non-character, a long run of marks: ``bench verify`` refuses such a record)."""
     text = json.dumps(value, ensure_ascii=False)
+    if unfit_text(json.loads(text), text) is not None:
+        with pytest.raises(UnfitJson, match="text a record cannot hold"):
+            loads_strict(text)
+        return
     assert loads_strict(text) == json.loads(text)
     for encoding in ("utf-8", "utf-16", "utf-32"):
         data = text.encode(encoding)

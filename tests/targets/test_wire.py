@@ -645,7 +645,7 @@ def test_a_stream_left_open_after_its_last_event_ends_the_call_and_is_not_reused
 def test_a_streamed_answer_with_a_raw_line_separator_arrives_whole(
     transport: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    said_text = "one\u2028two\u0085three"
+    said_text = "one\u2028two\u2029three"  # U+0085 splits too, but no record may hold it
     events = [
         {"choices": [{"index": 0, "delta": {"role": "assistant", "content": said_text[:5]}}]},
         {"choices": [{"index": 0, "delta": {"content": said_text[5:]}, "finish_reason": "stop"}]},

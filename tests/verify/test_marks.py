@@ -19,6 +19,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from bench.core import recordtext
 from bench.verify import jsonsafe
 from bench.verify.codes import Code
 from bench.verify.failure import VerifyFailure
@@ -130,7 +131,7 @@ def test_the_mark_table_is_every_mark() -> None:
         for code in plane
         if not 0xD800 <= code <= 0xDFFF and jsonsafe.is_mark(chr(code))
     ]
-    assert list(jsonsafe._mark_points()) == inside
+    assert list(recordtext.mark_points()) == inside
     planes = set().union(*map(set, jsonsafe.MARK_PLANES))
     outside = (chr(c) for c in range(0x20000, sys.maxunicode + 1) if c not in planes)
     assert not any(map(jsonsafe.is_mark, outside))

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -43,6 +42,7 @@ from bench.targets.base import (
     Pricing,
     too_deep,
 )
+from bench.targets.http import loads_strict
 from bench.world import World
 
 from .budget import Meter, OverBudget
@@ -84,7 +84,7 @@ class ToolSession:
         problem: str | None = None
         arguments: Any = None
         try:
-            arguments = json.loads(body or b"{}", parse_constant=_no_constant)
+            arguments = loads_strict(body or b"{}")
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             problem = f"not JSON ({type(exc).__name__ if isinstance(exc, RecursionError) else exc})"
         if problem is None and not isinstance(arguments, dict):
@@ -150,10 +150,6 @@ class ToolSession:
                 name=name,
             )
         )
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 class ToolServer:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import random
 import re
@@ -46,6 +47,7 @@ from urllib.parse import urlsplit
 
 from bench import __version__
 from bench.core.errors import EntrantError, HarnessFault
+from bench.core.recordtext import showable, unfit_text
 
 from . import wire
 from .base import (
@@ -79,6 +81,11 @@ class Failure:
     retryable: bool
     status: int | None = None
     retry_after: float | None = None
+
+    def __post_init__(self) -> None:
+        # The message may quote the server (an error body, a status line): it is recorded,
+        # and a control character in it made the run's bundle unverifiable (TEXT_INVALID).
+        object.__setattr__(self, "message", showable(self.message))
 
 
 class NeverConnected(EntrantError):
@@ -201,13 +208,28 @@ async def closing(iterator: AsyncIterator[T]) -> AsyncGenerator[AsyncIterator[T]
             await close()
 
 
+class UnfitJson(ValueError):
+    """Valid JSON that a trace cannot hold: a number that overflows to infinity (``1e400``),
+    text a record may not hold (``core.recordtext``: a lone surrogate such as ``"\\ud800"``, a
+    control character, a non-character, more than 30 combining marks in a row). Taken, a lone
+    surrogate stopped ``bench run`` with a traceback (the attempt could not be written),
+    ``1e400`` in a call's arguments was run as ``null`` and recorded so that verify's re-drive
+    disagreed (``REPLAY_MISMATCH``), and the rest made the run's bundle unverifiable
+    (``TEXT_INVALID``, ``LIMIT_COMBINING``)."""
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise UnfitJson(f"the number {text[:40]} overflows to infinity")
+    return value
 
 
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite)
 BODY_DEPTH = 48
 """The deepest nesting of a response body, or of a stream event's data, the harness takes. A
 recorded attempt keeps a body five levels down and ``bench verify`` reads no line nested deeper
@@ -237,13 +259,18 @@ def _too_deep_failure(what: str) -> AttemptFailed:
 
 
 def loads_strict(data: str | bytes) -> Any:
-    """JSON without NaN or Infinity (a trace must stay valid JSON). What ``json.loads(data,
+    """JSON a record can hold: no NaN or Infinity, no number that overflows to infinity, no
+    text ``bench verify`` refuses in a record (``UnfitJson``). What ``json.loads(data,
     parse_constant=...)`` does, with one decoder made once instead of one per call."""
     if isinstance(data, bytes | bytearray):
         data = data.decode(json.detect_encoding(data), "surrogatepass")
     elif data.startswith("\ufeff"):
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", data, 0)
-    return _STRICT.decode(data)
+    value = _STRICT.decode(data)
+    unfit = unfit_text(value, data)
+    if unfit is not None:
+        raise UnfitJson(f"{unfit}: text a record cannot hold")
+    return value
 
 
 def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
@@ -417,7 +444,7 @@ class SseParser:
         key, _, value = line.partition(":")
         value = value[1:] if value.startswith(" ") else value
         if key == "event":
-            self._name = value.strip() or None
+            self._name = showable(value.strip()) or None
         elif key == "data":
             self._data.append(value)
         elif key == "error":  # older llama.cpp servers: ``error: {...}`` instead of data
@@ -437,6 +464,14 @@ def _event(name: str | None, data: list[str]) -> SseEvent:
         parsed: Any = loads_strict(text)
     except RecursionError:
         raise _too_deep_failure("a stream event") from None
+    except UnfitJson as exc:
+        raise AttemptFailed(
+            Failure(
+                code="ENDPOINT_BAD_JSON",
+                message=f"a stream event is JSON a trace cannot hold ({exc})",
+                retryable=True,
+            )
+        ) from None
     except ValueError:
         if text.strip() == "[DONE]":
             return SseEvent(name, "[DONE]")
@@ -738,6 +773,14 @@ class HttpEndpoint:
             data = loads_strict(raw)
         except RecursionError:
             raise _too_deep_failure("the body") from None
+        except UnfitJson as exc:
+            raise AttemptFailed(
+                Failure(
+                    code="ENDPOINT_BAD_JSON",
+                    message=f"HTTP {status} but the body is JSON a trace cannot hold ({exc})",
+                    retryable=True,
+                )
+            ) from None
         except ValueError as exc:
             what = "empty" if not raw.strip() else f"not complete JSON ({exc})"
             raise AttemptFailed(
@@ -766,7 +809,9 @@ class HttpEndpoint:
         status = response.status_code
         headers = response.headers
         recorded = {
-            name: scrub(headers[name], self.secrets) for name in RECORDED_HEADERS if name in headers
+            name: showable(scrub(headers[name], self.secrets))
+            for name in RECORDED_HEADERS
+            if name in headers
         }
         if not 200 <= status < 300:
             body = await _read_capped(response, MAX_ERROR_BYTES, truncate=True)
@@ -913,6 +958,7 @@ __all__ = [
     "SseParser",
     "classify_status",
     "BODY_DEPTH",
+    "UnfitJson",
     "loads_strict",
     "nests_too_deep",
     "parse_retry_after",

@@ -27,22 +27,30 @@ looked for in the parsed strings that are not ASCII (none when the raw text is A
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import math
 import re
-import unicodedata
 from typing import Any
+
+from bench.core.recordtext import (
+    MARK_PLANES,
+    MAX_MARKS,
+    SUSPECT_ESCAPE,
+    bad_text,
+    describe_char,
+    first_bad,
+    is_mark,
+    long_marks,
+    mark_run,
+)
+from bench.core.recordtext import marks_suspect as _marks_suspect
 
 from .codes import Code
 from .failure import VerifyFailure
 
 MAX_DEPTH = 64
 SAFE_INTEGER = 2**53 - 1
-MAX_MARKS = 30
-"""The most combining marks and invisible characters a string may hold in a row (UAX #15's
-stream-safe limit on non-starters)."""
 # A JSON string, written as an unrolled loop (far faster than one alternation per character).
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
@@ -50,17 +58,8 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 
 
-# Text the board can show without a second look: tab, LF, CR, printable ASCII, and the BMP
-# but C1, surrogates and non-characters. Whatever else matches is a character the board cannot
-# show, or an astral one (U+10000 and up), bad only when it is U+xFFFE or U+xFFFF.
-_UNUSUAL = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufdcf\ufdf0-\ufffd]")
+# Every byte of printable ASCII text, tab, LF and CR (``_literal``'s fast path).
 _ASCII_TEXT = b"\t\n\r" + bytes(range(0x20, 0x7F))
-_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a key written as is in a field path
-# Every escape that may spell one of them: \b, \f, \u0000-\u001f, \u007f-\u009f, any
-# surrogate, U+FDD0-U+FDEF, U+FFFE, U+FFFF (a superset: the walk decides).
-_SUSPECT_ESCAPE = re.compile(
-    rb"\\(?:[bf]|u(?:00[0189]|007[fF]|[dD][89a-fA-F]|[fF][dD][dDeE]|[fF][fF][fF][eEfF]))"
-)
 
 
 def depth(data: bytes) -> int:
@@ -128,149 +127,6 @@ def _keys(value: Any) -> int:
     return total
 
 
-def _field(where: str, key: str) -> str:
-    """``where.key``, the key escaped when it is not a plain name (it may be the bad text)."""
-    name = key if _NAME.fullmatch(key) else json.dumps(key[:64])
-    return f"{where}.{name}" if where else name
-
-
-def _what(ch: str) -> str:
-    point = ord(ch)
-    if 0xD800 <= point <= 0xDFFF:
-        return f"a lone surrogate U+{point:04X}"
-    if point < 0x20 or 0x7F <= point <= 0x9F:
-        return f"a control character U+{point:04X}"
-    return f"a non-character U+{point:04X}"
-
-
-def _first_bad(text: str, controls: bool = True) -> tuple[int, str] | None:
-    """Where the first character the board cannot show is in ``text``, and that character;
-    without ``controls``, only surrogates and non-characters count (I-JSON's rule)."""
-    for found in _UNUSUAL.finditer(text):
-        point = ord(found.group())
-        if point >= 0x10000:
-            if point & 0xFFFE == 0xFFFE:
-                return found.start(), found.group()
-        elif controls or point >= 0xA0:
-            return found.start(), found.group()
-    return None
-
-
-def bad_text(value: Any, controls: bool = True) -> tuple[str | None, str] | None:
-    """A string in ``value`` (keys included, any depth) holding a character the board
-    cannot show: ``(field path or None for the top level, what it holds)``; None when clean.
-    Without ``controls``, only surrogates and non-characters count."""
-    stack: list[tuple[Any, str]] = [(value, "")]
-    while stack:
-        item, where = stack.pop()
-        kind = type(item)
-        if kind is str:
-            found = _first_bad(item, controls)
-            if found is not None:
-                return where or None, _what(found[1])
-        elif kind is dict:
-            for key, inner in item.items():
-                found = _first_bad(key, controls)
-                if found is not None:
-                    return _field(where, key), f"a key with {_what(found[1])}"
-                stack.append((inner, _field(where, key)))
-        elif kind is list:
-            stack.extend((inner, f"{where}[{index}]") for index, inner in enumerate(item))
-    return None
-
-
-def is_mark(ch: str) -> bool:
-    """A character that normalization may move, or that the copy rules delete: a non-starter
-    (canonical combining class above 0), one whose decomposition starts with one (U+FF9E,
-    U+FF9F), a combining mark (Mn, Me) or an invisible format character (Cf)."""
-    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
-        return True
-    decomposed = unicodedata.normalize("NFKD", ch) if unicodedata.decomposition(ch) else ""
-    return bool(decomposed) and unicodedata.combining(decomposed[0]) > 0
-
-
-MARK_PLANES = (range(0x20000), range(0xE0000, 0xE1000))
-"""Where marks are (planes 0, 1 and 14; ``tests/verify/test_marks.py`` checks the others hold
-none in this Python's Unicode)."""
-
-
-@functools.cache
-def _mark_points() -> tuple[int, ...]:
-    """Every ``is_mark`` character, as code points (about 2,150; 80 ms, made at the first
-    record that is not plain ASCII)."""
-    points = [code for plane in MARK_PLANES for code in plane if not 0xD800 <= code <= 0xDFFF]
-    text = "".join(map(chr, points))
-    flags = map(bool, map(unicodedata.combining, text))
-    kinds = map(unicodedata.category, text)
-    found = [
-        code
-        for code, combining, kind in zip(points, flags, kinds, strict=True)
-        if combining or kind in ("Mn", "Me", "Cf")
-    ]
-    found += [code for code in (0xFF9E, 0xFF9F) if is_mark(chr(code))]
-    return tuple(sorted(found))
-
-
-@functools.cache
-def _mark_run() -> re.Pattern[str]:
-    """More than ``MAX_MARKS`` marks of the BMP in a row, matched only where such a run starts
-    (so each character is tried a bounded number of times). Only BMP characters: ``re`` tests
-    those against a bitmap, but astral ones against a list of ranges, 30 times slower."""
-    ranges: list[tuple[int, int]] = []
-    for code in _mark_points():
-        if code > 0xFFFF:
-            break
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1] = (ranges[-1][0], code)
-        else:
-            ranges.append((code, code))
-    marks = "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
-    return re.compile(f"(?<![{marks}])[{marks}]{{{MAX_MARKS + 1}}}")
-
-
-@functools.cache
-def _astral_marks() -> dict[int, int]:
-    """Astral marks, each read as a BMP one (U+0301) for ``_mark_run``."""
-    return {code: 0x0301 for code in _mark_points() if code > 0xFFFF}
-
-
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-
-
-def mark_run(text: str) -> int | None:
-    """Where ``text`` first holds more than ``MAX_MARKS`` marks (``is_mark``) in a row, or
-    None: one scan of the text, two when it holds an astral character."""
-    if text.isascii():
-        return None
-    if _ASTRAL.search(text) is not None:
-        text = text.translate(_astral_marks())  # one character for one: positions hold
-    found = _mark_run().search(text)
-    return None if found is None else found.start()
-
-
-def long_marks(value: Any) -> tuple[str | None, int] | None:
-    """A string in ``value`` (keys included, any depth) holding more than ``MAX_MARKS`` marks
-    (``is_mark``) in a row: ``(field path or None for the top level, where the run starts)``;
-    None when there is none."""
-    stack: list[tuple[Any, str]] = [(value, "")]
-    while stack:
-        item, where = stack.pop()
-        kind = type(item)
-        if kind is str:
-            found = mark_run(item)
-            if found is not None:
-                return where or None, found
-        elif kind is dict:
-            for key, inner in item.items():
-                found = mark_run(key)
-                if found is not None:
-                    return _field(where, key), found
-                stack.append((inner, _field(where, key)))
-        elif kind is list:
-            stack.extend((inner, f"{where}[{index}]") for index, inner in enumerate(item))
-    return None
-
-
 def check_marks(value: Any, path: str) -> None:
     """``LIMIT_COMBINING`` naming ``path`` and the field when a string of ``value`` holds more
     than ``MAX_MARKS`` combining marks or invisible characters in a row."""
@@ -284,12 +140,6 @@ def check_marks(value: Any, path: str) -> None:
             path=path,
             field=field,
         )
-
-
-def _marks_suspect(data: bytes) -> bool:
-    """Whether a string of the document may hold a mark: never in ASCII text without a
-    ``\\u`` escape."""
-    return not data.isascii() or b"\\u" in data
 
 
 def check_text(value: Any, path: str, controls: bool = True) -> None:
@@ -309,14 +159,14 @@ def _literal(data: bytes, decoded: str, path: str, controls: bool) -> bool:
     is there (the parsed strings then name its field)."""
     if data.isascii() and (not controls or not data.translate(None, _ASCII_TEXT)):
         return False
-    found = _first_bad(decoded, controls)
+    found = first_bad(decoded, controls)
     if found is None:
         return False
     where, ch = found
     if ord(ch) < 0x20:
         raise VerifyFailure(
             Code.TEXT_INVALID,
-            f"holds {_what(ch)} (character {where}), text the board cannot show",
+            f"holds {describe_char(ch)} (character {where}), text the board cannot show",
             path=path,
         )
     return True
@@ -358,7 +208,7 @@ def load(
     try:
         value = json.loads(decoded, **options)
         # Text first: the duplicate key's name goes into a message, and must be printable.
-        if suspect or (checked and _SUSPECT_ESCAPE.search(data) is not None):
+        if suspect or (checked and SUSPECT_ESCAPE.search(data) is not None):
             check_text(value, path, controls=text)
         if text and _marks_suspect(data):
             check_marks(value, path)
