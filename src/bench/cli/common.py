@@ -13,9 +13,20 @@ CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 # Said where a missing task set or corpus root is the first thing someone who installed the
 # package meets: `pip install` brings the harness only (README, "The command line").
 NOT_PACKAGED = (
-    "bench-suite's tasks/ and corpora/ come with a clone of its repository, not with the "
-    "installed package"
+    "bench-suite's tasks/, corpora/ and examples/ come with a clone of its repository, not "
+    "with the installed package"
 )
+
+
+def require_tasks(path: Path) -> None:
+    """Refuse a task path that is not there, saying where the project's task set lives."""
+    from bench.core.errors import InputError
+
+    if not path.exists():
+        raise InputError(
+            f"no such file or directory ({NOT_PACKAGED})", code="FILE_MISSING", path=path
+        )
+
 
 runs_dir_option = click.option(
     "--runs-dir",

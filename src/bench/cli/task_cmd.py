@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from .common import CONTEXT, NOT_PACKAGED, format_option
+from .common import CONTEXT, NOT_PACKAGED, format_option, require_tasks
 
 
 @click.group(context_settings=CONTEXT)
@@ -36,6 +36,7 @@ def validate(path: Path, corpora: Path | None, fmt: str) -> None:
     from bench.tasks.load import load_task_set
     from bench.world import check_task_set
 
+    require_tasks(path)
     task_set = load_task_set(path, corpora)
     check_task_set(task_set)
     families = Counter(t.family for t in task_set.tasks)
@@ -194,6 +195,7 @@ def lint(path: Path, corpora: Path | None) -> None:
 
     from .check_cmd import load_checked
 
+    require_tasks(path)
     task_set = load_task_set(path, corpora)
     lines: list[str] = []
     groups = sorted({(t.family, t.language) for t in task_set.tasks})

@@ -110,10 +110,20 @@ def _git(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(["git", *args], capture_output=True, check=False)
 
 
+def _git_failure(result: subprocess.CompletedProcess[bytes]) -> str:
+    """git's own sentence, its first line: outside a repository ``git diff`` follows it with
+    its whole usage text, which would bury the one line that says what is wrong."""
+    lines = [line.strip() for line in result.stderr.decode("utf-8", "replace").splitlines()]
+    first = next((line for line in lines if line), f"exit status {result.returncode}")
+    if any("not a git repository" in line.lower() for line in lines):
+        return "not a git repository: run it inside the clone that holds the pull request's branch"
+    return first
+
+
 def _merge_base(base: str, head: str) -> str:
     result = _git("merge-base", base, head)
     if result.returncode != 0:
-        message = result.stderr.decode("utf-8", "replace").strip()
+        message = _git_failure(result)
         raise UsageError(f"git merge-base {base} {head} failed: {message}")
     return result.stdout.decode("ascii").strip()
 
@@ -127,7 +137,7 @@ def changes_between(base: str, head: str = "HEAD") -> list[Change]:
     """
     result = _git("diff", "--raw", "--no-renames", "--no-abbrev", "-z", f"{base}...{head}")
     if result.returncode != 0:
-        message = result.stderr.decode("utf-8", "replace").strip()
+        message = _git_failure(result)
         raise UsageError(f"git diff {base}...{head} failed: {message}")
     out = result.stdout.decode("utf-8", errors="surrogateescape")
     fields = out.split("\0")
