@@ -87,6 +87,19 @@ def _error_lines(records: Iterable[AttemptRecord], width: int = 110) -> list[str
     return lines
 
 
+UNSCORED_NAMED = 10  # not-scorable tasks named in the summary; bench show lists every one
+
+
+def _unscored_line(unscored: tuple[tuple[str, str], ...]) -> str:
+    """``2 task(s) not scorable, left out of the score: qa-0002 (why), …``: each named with its
+    reason (the first 10; the rest counted)."""
+    named = "; ".join(f"{task_id} ({reason})" for task_id, reason in unscored[:UNSCORED_NAMED])
+    more = len(unscored) - UNSCORED_NAMED
+    if more > 0:
+        named += f"; … and {more} more"
+    return f"{len(unscored)} task(s) not scorable, left out of the score: {named}"
+
+
 @click.command(context_settings=CONTEXT)
 @click.option(
     "--tasks",
@@ -380,6 +393,10 @@ def run(
         click.echo(f"  report {written}")
         failed = len(summary.failures)
         click.echo(f"  {failed} failed task(s): bench show {status.run_id} --runs-dir {runs_dir}")
+        if summary.not_scorable:
+            # Left out of the score, so named here too: a reader of this summary alone must
+            # not take "passed 2/2" for the whole task set (docs/SCORING.md).
+            click.echo(f"  {_unscored_line(summary.not_scorable)}")
     if status.status == "partial":
         click.echo(
             f"partial: {status.partial_reason}; run the same command with a larger run budget "

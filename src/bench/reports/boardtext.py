@@ -56,7 +56,9 @@ def render_history(rows: list[HistoryRow]) -> str:
 
 def render_leaderboard(cohorts: list[Cohort]) -> str:
     if not cohorts:
-        return "no complete runs in the history\n"
+        # The rule takes complete runs with a headline: a complete run none of whose tasks
+        # could be scored is in the history but not here (docs/REPORTS.md, "Leaderboard rule").
+        return "no complete run with a score in the history\n"
     lines: list[str] = []
     for cohort in cohorts:
         entries = cohort.entries

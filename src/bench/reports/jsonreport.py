@@ -76,7 +76,12 @@ class RunReport(Strict):
     harness_faults: int
     cost_usd: float | None = Field(description="None means not measured, never $0")
     cost: str
-    tokens: int
+    tokens: int | None = Field(
+        description="tokens the entrant reported; null when no attempt reported any (never 0)"
+    )
+    tokens_note: str = Field(
+        description="'1234', '1234 (2 of 6 attempts report no tokens)' or 'not measured'"
+    )
     p95_latency_s: float | None
     safety: list[ReportSafety]
     tasks: list[TaskScore]
@@ -120,7 +125,8 @@ def build_report(summary: RunSummary) -> RunReport:
         harness_faults=summary.harness_faults,
         cost_usd=summary.cost_usd,
         cost=summary.cost_note,
-        tokens=summary.tokens,
+        tokens=summary.tokens_or_none,
+        tokens_note=summary.tokens_note,
         p95_latency_s=summary.p95_latency_s,
         safety=[ReportSafety(task_id=t, repeat=r, what=w) for t, r, w in summary.safety],
         tasks=list(summary.task_scores),

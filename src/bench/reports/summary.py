@@ -80,6 +80,12 @@ class RunSummary:
         return f"{self.tokens} ({missing} of {len(self.records)} attempts report no tokens)"
 
     @property
+    def tokens_or_none(self) -> int | None:
+        """The tokens, or None when attempts ran and none reported any (``tokens_note`` says
+        "not measured"): a 0 that was not measured is never published as a number."""
+        return None if self.tokens_measured == 0 and self.records else self.tokens
+
+    @property
     def passed_tasks(self) -> int:
         return sum(1 for score in self.task_scores if score.value is not None and score.passed)
 
@@ -251,8 +257,12 @@ def _summary(
     counted = [r for r in records if r.outcome in COUNTED]
     costs = [r.trace.cost_usd for r in counted]
     unmeasured = sum(1 for c in costs if c is None)
-    if not counted:
+    if not records:
         cost, note = None, "not measured (no attempts)"
+    elif not counted:
+        # Attempts ran (and may have spent tokens) but none counts in the score.
+        cost = None
+        note = f"not measured (none of the {len(records)} attempts counts in the score)"
     elif unmeasured:
         cost = None
         note = f"not measured ({unmeasured} of {len(counted)} attempts report no cost)"

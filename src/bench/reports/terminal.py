@@ -10,12 +10,13 @@ from bench.records.run import AttemptRecord
 if TYPE_CHECKING:
     from .compare import Comparison
 from .order import shown
-from .summary import RunSummary, scope_lines
+from .summary import COUNTED, RunSummary, scope_lines
 from .tracetext import attempt_lines
 
 WIDTH = 100
 
 
+P95_FEW = 20  # below this many timed attempts the p95 is the maximum
 SAFETY_SHOWN = 10  # safety violations listed before the score; the rest are counted
 
 
@@ -88,6 +89,10 @@ def render_summary(summary: RunSummary) -> list[str]:
     lines.append("  " + score_line(summary))
     errored_tasks = sum(1 for s in summary.task_scores if s.outcomes.get("errored"))
     p95 = "n/a" if summary.p95_latency_s is None else f"{summary.p95_latency_s:.3f}s"
+    timed = sum(1 for r in summary.records if r.outcome in COUNTED)
+    if summary.p95_latency_s is not None and timed < P95_FEW:
+        # Below 20 attempts the inverted-CDF p95 is the slowest attempt: say so.
+        p95 += f" (the slowest of {timed} attempt(s): fewer than {P95_FEW})"
     lines.append(
         f"  passed {summary.passed_tasks}/{summary.scored_tasks} task(s)   errored "
         f"{errored_tasks} task(s)   cost {summary.cost_note}   tokens {summary.tokens_note}   "
