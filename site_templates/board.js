@@ -36,7 +36,16 @@
     }
     return n.toFixed(digits);
   }
-  function est(e) { return e ? fmt(e.value, 3) + " [" + fmt(e.lo, 3) + ", " + fmt(e.hi, 3) + "]" : "—"; }
+  // An estimate as the table shows it: "0.708 [0.470, 1.000]" for the eye, "0.708, 95 %
+  // interval 0.470 to 1.000" for a screen reader (the brackets are hidden from it).
+  var pct = fmt(data.board.level * 100, 0);
+  function est(e) {
+    if (!e) return document.createTextNode("—");
+    var lo = fmt(e.lo, 3), hi = fmt(e.hi, 3), out = el("span", fmt(e.value, 3) + " ");
+    out.appendChild(el("span", "[" + lo + ", " + hi + "]")).setAttribute("aria-hidden", "true");
+    out.appendChild(el("span", ", " + pct + " % interval " + lo + " to " + hi, "sr-only"));
+    return out;
+  }
   // A suite's own page (suite-<name>.html) tells the transcript viewer where "the board" is;
   // the page sends no referrer, so it goes in the link's query.
   function fromPage() {
@@ -111,16 +120,25 @@
   tables.forEach(function (t) {
     t.toggle.addEventListener("click", function () { t.expanded = !t.expanded; showRows(t); });
   });
+  // Paper has no "show all" button: a printout has every row the filters match, and the
+  // screen goes back to the rows it showed.
+  window.addEventListener("beforeprint", function () {
+    tables.forEach(function (t) { t.printing = !t.expanded; if (t.printing) { t.expanded = true; showRows(t); } });
+  });
+  window.addEventListener("afterprint", function () {
+    tables.forEach(function (t) { if (t.printing) { t.printing = t.expanded = false; showRows(t); } });
+  });
 
   // Sorting: stable, the board's own order (rank, headline as shown, entrant, run id) breaks
   // ties, so tied entries stay together; the headline sorts as shown (3 places, data-headline),
   // never by floating-point noise; empty values always sort last.
   function sortValue(tr, key) {
     var raw;
-    if (key.indexOf("family:") === 0) {
-      var family = key.slice(7), cells = tr.cells, cell = null;
+    var column = key.indexOf("family:") === 0 ? "family" : key.indexOf("category:") === 0 ? "category" : null;
+    if (column) {
+      var name = key.slice(column.length + 1), cells = tr.cells, cell = null;
       for (var i = 0; i < cells.length; i++) {
-        if (cells[i].getAttribute("data-family") === family) { cell = cells[i]; break; }
+        if (cells[i].getAttribute("data-" + column) === name) { cell = cells[i]; break; }
       }
       raw = cell ? cell.getAttribute("data-value") : "";
     } else {
@@ -138,7 +156,7 @@
   // newest date; the lowest for a rank, an error rate, a cost or a latency; names A to Z.
   function bestFirstDescending(key) {
     return key === "headline" || key === "pooled" || key === "passk" || key === "frontier" ||
-      key === "date" || key.indexOf("family:") === 0;
+      key === "date" || key.indexOf("family:") === 0 || key.indexOf("category:") === 0;
   }
   function sortTable(t, key, button) {
     var was = button.getAttribute("data-sorted");
@@ -245,7 +263,11 @@
   }
   function dl(pairs) {
     var list = el("dl");
-    pairs.forEach(function (p) { list.appendChild(el("dt", p[0])); list.appendChild(el("dd", p[1])); });
+    pairs.forEach(function (p) {
+      list.appendChild(el("dt", p[0]));
+      if (p[1] instanceof Node) list.appendChild(el("dd")).appendChild(p[1]);
+      else list.appendChild(el("dd", p[1]));
+    });
     return list;
   }
   function cardHash(ci, key) {
@@ -316,7 +338,7 @@
     }
     parts.appendChild(el("h3", "Family scores"));
     var fams = el("ul");
-    r.families.forEach(function (f) { fams.appendChild(el("li", f.family + " (" + tasks(f.n) + "): " + est(f.score))); });
+    r.families.forEach(function (f) { fams.appendChild(el("li", f.family + " (" + tasks(f.n) + "): ")).appendChild(est(f.score)); });
     if (!r.families.length) fams.appendChild(el("li", "—"));
     parts.appendChild(fams);
     parts.appendChild(el("h3", "Language scores (plain means, not stratified)"));

@@ -22,7 +22,8 @@ ALLOWED: dict[str, set[str]] = {
     "runner": {"core", "tasks", "corpus", "world", "targets", "scorers", "records"},
     "reports": {"core", "records", "stats"},
     "schemas": {"core", "tasks", "records", "targets", "reports", "board"},
-    "board": {"core", "records", "stats", "reports", "verify", "signing"},
+    "board": {"core", "records", "stats", "reports", "verify", "signing",
+              "suites"},  # an imported suite's categories, as bench suite scores reads them
     "signing": {"core", "records"},
     "verify": {"core", "records", "signing", "scorers", "tasks", "corpus", "targets", "runner",
                "world", "baselines"},  # a reference row's responses, recomputed (DECISIONS 49)

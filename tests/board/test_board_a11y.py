@@ -16,9 +16,10 @@ import pytest
 from test_board_browser import ARGS, Watched, _chromium
 from test_transcript_browser import TASK, served  # noqa: F401  (a fixture, used by name)
 
-# WCAG 2.x relative luminance and contrast of every visible text node against the colour
-# behind it (the element's own background and its ancestors', alpha-blended over white).
-CONTRAST = """() => {
+# WCAG 2.x relative luminance and contrast (``ratio``) of colours, and the colour behind an
+# element (its own background and its ancestors', alpha-blended over white): the body of a
+# function that checks them (CONTRAST here, the marks of test_board_schemes.py).
+COLOURS = """
   const parse = c => { const m = /rgba?\\(([^)]+)\\)/.exec(c); if (!m) return null;
     const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
     return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
@@ -30,12 +31,21 @@ CONTRAST = """() => {
       return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
     };
     return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  const ratio = (x, y) => { const a = lum(x), b = lum(y);
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
   const behind = el => { const layers = [];
     for (let e = el; e; e = e.parentElement) { const c = parse(getComputedStyle(e).backgroundColor);
       if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } }
     let base = [255, 255, 255, 1];
     for (let i = layers.length - 1; i >= 0; i--) base = blend(layers[i], base);
     return base; };
+"""
+
+# Every visible text node against the colour behind it.
+CONTRAST = (
+    """() => {"""
+    + COLOURS
+    + """
   const bad = []; let checked = 0;
   const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
@@ -48,16 +58,16 @@ CONTRAST = """() => {
     if (s.visibility !== "visible") continue;
     const svg = el.namespaceURI === "http://www.w3.org/2000/svg";
     const back = behind(el), fore = blend(parse(svg ? s.fill : s.color) || [0, 0, 0, 1], back);
-    const a = lum(fore), b = lum(back);
-    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const got = ratio(fore, back);
     const size = parseFloat(s.fontSize), bold = Number(s.fontWeight) >= 700;
     const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
     checked += 1;
     const text = n.data.trim().slice(0, 40);
-    if (ratio < need) bad.push([text, String(el.className), ratio.toFixed(2)]);
+    if (got < need) bad.push([text, String(el.className), got.toFixed(2)]);
   }
   return { checked: checked, bad: bad };
 }"""
+)
 
 # Whether the focused element is what a reader sees at its place (nothing sticky over it)
 # and where it is.
@@ -312,8 +322,8 @@ def test_the_card_opens_from_the_keyboard_traps_nothing_and_gives_focus_back(
 def test_every_visible_text_has_enough_contrast(
     browser: Any, built_site: Path, unscored_site: Path, scheme: str
 ) -> None:
-    """The page has no dark style of its own (docs/REPORTS.md says why): under a dark
-    preference it must stay the same readable light page, not half of one."""
+    """In both colour schemes (test_board_schemes.py checks that a dark preference gets the
+    dark one, its marks and its transcript pages)."""
     for site in (built_site, unscored_site):
         context, w = _open(browser, _board(site), color_scheme=scheme)
         try:

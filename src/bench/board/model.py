@@ -29,6 +29,20 @@ class FamilyScore(Strict):
     score: Estimate
 
 
+class CategoryScore(Strict):
+    """One category of an imported suite (BFCL's ``simple_python`` ... ``live_relevance``) on
+    one row: the mean over the category's scored tasks with its interval, drawn as the run's
+    headline is (its recorded seed; ``bench suite scores`` prints the same figures)."""
+
+    category: str = Field(description="as the suite spells it, e.g. simple_python")
+    tasks: int = Field(ge=0, description="tasks of this category the run attempted; 0: not run")
+    scored: int = Field(ge=0, description="of those, the tasks in the mean (not scored: left out)")
+    score: Estimate | None = Field(
+        description="mean with its interval; None when the run did not attempt the category "
+        "(tasks 0: 'not run', never 0) or scored none of its tasks"
+    )
+
+
 class LanguageScore(Strict):
     """Plain mean task value of one language's tasks (not stratified, no interval)."""
 
@@ -106,6 +120,12 @@ class EntryRow(Strict):
     analytic_se: float | None
     pooled: float | None
     families: list[FamilyScore]
+    categories: list[CategoryScore] = Field(
+        default_factory=list,
+        exclude_if=lambda value: not value,
+        description="one per category of the cohort (CohortRows.categories), in its order; "
+        "absent for a suite without categories and for an unranked row",
+    )
     tasks: int
     pass_hat_k: Estimate | None = Field(None, description="pass^k at k = repeats")
     flakiness: Estimate | None = None
@@ -170,6 +190,12 @@ class CohortRows(Strict):
     harness: str
     ranked_on: int = Field(description="tasks every ranked entry scored")
     families: list[str]
+    categories: list[str] = Field(
+        default_factory=list,
+        exclude_if=lambda value: not value,
+        description="the suite's categories, one column each (BFCL's, as it spells them); "
+        "absent for a suite without categories (bench-suite's own)",
+    )
     rank_mode: str
     order: str = Field(description="the rule the rows are listed by")
     entries: list[EntryRow]
@@ -225,6 +251,7 @@ class Board(Strict):
 __all__ = [
     "BOARD_FORMAT_VERSION",
     "Board",
+    "CategoryScore",
     "CohortRows",
     "EntrantInfo",
     "EntryRow",

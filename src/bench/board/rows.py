@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from bench.core.suite import DEFAULT_SUITE_NAME
 from bench.reports.order import SHOWN_DECIMALS, order_key
 
+from .categories import category_scores
 from .cohort import CohortStats, cohort_stats
 from .entries import EntryInput, RunHeadline, engine_label, p95_point, run_headline
 from .model import Board, CohortRows, EntryRow, Estimate, LanguageScore
@@ -149,7 +150,10 @@ def _cohort(
     first = members[0]
     warnings: list[str] = []
     if first.subset:
-        warnings.append(f"{first.subset}: these runs left out tasks of the split (not publishable)")
+        warnings.append(
+            f"{first.subset}: these runs left out tasks of the split; ranked only with each "
+            "other, never with whole-split runs"
+        )
     listed = [e for e in members if e.status == "complete" and e.values]
     ranked = [e for e in listed if e.reference is None]
     references = [e for e in listed if e.reference is not None]
@@ -173,15 +177,21 @@ def _cohort(
             from bench.stats.headline import small_family_note  # numpy: only when building
 
             warnings.append(small_family_note(f, n))
+    # An imported suite's categories (BFCL's): each row's own figures, as bench suite scores
+    # prints them for its run; none for a row that shows no score (unranked, below).
+    names, per_row = category_scores([*ranked, *references], level)
+    categories = {id(e): scores for e, scores in zip([*ranked, *references], per_row, strict=True)}
     rows: list[EntryRow] = []
     if ranked:
         st = cohort_stats(ranked, tasks, B=B, seed=seed, frontier_B=frontier_B, level=level)
         for i, e in enumerate(ranked):
-            rows.append(_row(e, **_stats_of(e, st, i, level=level, ranked=True)))
+            stats = _stats_of(e, st, i, level=level, ranked=True)
+            rows.append(_row(e, **stats, categories=categories[id(e)]))
     for e in references:  # alone: a reference row changes no other row
         own = sorted(e.values)
         st = cohort_stats([e], own, B=B, seed=seed, frontier_B=frontier_B, level=level)
-        rows.append(_row(e, **_stats_of(e, st, 0, level=level, ranked=False)))
+        stats = _stats_of(e, st, 0, level=level, ranked=False)
+        rows.append(_row(e, **stats, categories=categories[id(e)]))
     # By identity: EntryInput equality compares every field.
     chosen = {id(e) for e in ranked} | {id(e) for e in references}
     for e in members:
@@ -229,6 +239,7 @@ def _cohort(
         harness=first.harness,
         ranked_on=len(tasks),
         families=families,
+        categories=names,
         rank_mode=RANK_MODE.format(pct=f"{(1 + level) / 2:.1%}"),
         order=ORDER,
         entries=rows,

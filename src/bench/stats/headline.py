@@ -133,7 +133,24 @@ def stratified_headline(
     B, seed = operator.index(B), operator.index(seed)
     if B < 1:
         raise ValueError(f"the number of resamples B must be at least 1, got {B}")
-    columns = plain_columns(families)
+    return _headline(x, families, B, seed, level, label, None)
+
+
+def _headline(
+    x: list[float],
+    families: Sequence[str],
+    B: int,
+    seed: int,
+    level: float,
+    label: str,
+    bounds: tuple[float, float, float] | None,
+    columns: dict[str, list[int]] | None = None,
+) -> HeadlineResult:
+    """The headline of checked values ``x``; ``bounds`` (lo, hi, bootstrap SE) when the
+    caller already has this entrant's bootstrap-t bounds (``stratified_headlines``), else
+    drawn here; ``columns``: ``plain_columns(families)``, when the caller has it."""
+    if columns is None:
+        columns = plain_columns(families)
     groups = {f: [x[t] for t in cols] for f, cols in columns.items()}
     family_means = {f: _mean(g) for f, g in groups.items()}
     family_sizes = {f: len(g) for f, g in groups.items()}
@@ -159,7 +176,9 @@ def stratified_headline(
         bootstrap_se = 0.0
         warnings.append("every family is constant: the interval is a single point")
     else:
-        if B * len(x) <= PLAIN_DRAWS:
+        if bounds is not None:
+            t_lo, t_hi, bootstrap_se = bounds
+        elif B * len(x) <= PLAIN_DRAWS:
             t_lo, t_hi, bootstrap_se = plain_studentized(x, columns, B, seed, level)
         else:
             t_lo, t_hi, bootstrap_se = _numpy_studentized(x, families, B, seed, level)
@@ -210,4 +229,70 @@ def _numpy_studentized(
     return float(t_lo[0]), float(t_hi[0]), bootstrap_se
 
 
-__all__ = ["SMALL_FAMILY", "HeadlineResult", "small_family_note", "stratified_headline"]
+def stratified_headlines(
+    rows: Sequence[Sequence[float]],
+    families: Sequence[str],
+    *,
+    B: int = 2000,
+    seed: int = DEFAULT_SEED,
+    level: float = 0.95,
+    label: str = "headline",
+) -> list[HeadlineResult]:
+    """:func:`stratified_headline` of each row of task values, every row over tasks of the
+    same ``families`` with the same ``seed`` (one BFCL category of many runs, on the board):
+    one resample matrix and one matrix product for all rows, and the same rules after it.
+    The resamples and the statistic are the one-row call's; the sums are taken in another
+    order, so the bounds agree with it to about 1e-16, not to the bit (as the board's
+    cohort-wide product and a run's summary do, docs/DECISIONS.md 46)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must be in (0, 1), got {level}")
+    B, seed = operator.index(B), operator.index(seed)
+    if B < 1:
+        raise ValueError(f"the number of resamples B must be at least 1, got {B}")
+    if not rows:
+        return []
+    import numpy as np
+
+    try:  # checked at once (a board has 100 rows of 1,000 tasks): what _unit_values checks
+        values = np.asarray(rows, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("rows must be one value per task, as many in every row") from None
+    if values.ndim != 2 or values.shape[1] == 0:
+        raise ValueError("rows must be one value per task (1-D each), at least one task")
+    if values.shape[1] != len(families):
+        raise ValueError(f"got {values.shape[1]} task values but {len(families)} family labels")
+    if not (np.isfinite(values).all() and (values >= 0.0).all() and (values <= 1.0).all()):
+        raise ValueError("task values must be finite numbers in [0, 1]")
+    xs: list[list[float]] = values.tolist()
+    bounds: list[tuple[float, float, float] | None] = [None] * len(xs)
+    columns = plain_columns(families)
+    # Rows whose every family is constant take the headline's degenerate rules: no bootstrap.
+    constant = np.ones(len(xs), dtype=bool)
+    for cols in columns.values():
+        block = values[:, cols]
+        constant &= block.max(axis=1) == block.min(axis=1)
+    live = [i for i in range(len(xs)) if not constant[i]]
+    if live:
+        from .bootstrap import resample_matrix, task_weights
+        from .studentized import studentized_bounds
+
+        X = values[live]
+        W = resample_matrix(families, B, seed)
+        M = (W * task_weights(families)) @ X.T
+        t_lo, t_hi, _ = studentized_bounds(X, families, W, M, level)
+        spread = np.std(M, axis=0, ddof=1) if B > 1 else np.zeros(len(live))
+        for k, i in enumerate(live):
+            bounds[i] = (float(t_lo[k]), float(t_hi[k]), float(spread[k]))
+    return [
+        _headline(x, families, B, seed, level, label, b, columns)
+        for x, b in zip(xs, bounds, strict=True)
+    ]
+
+
+__all__ = [
+    "SMALL_FAMILY",
+    "HeadlineResult",
+    "small_family_note",
+    "stratified_headline",
+    "stratified_headlines",
+]

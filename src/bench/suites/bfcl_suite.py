@@ -41,7 +41,18 @@ made any and nothing after it: a later retry neither repairs nor spoils the atte
 **What the headline means.** All tasks are one family, so the headline is the plain mean over
 tasks, each task once. BFCL's own overall accuracy weights categories differently and includes
 multi-turn and agentic parts that are not imported: the numbers on this page are not BFCL
-leaderboard numbers. Categories imported: {categories}. Left out: multi-turn and agentic
+leaderboard numbers.
+
+**Category columns.** Beside the headline, each BFCL category is a column, named as BFCL
+spells it (simple_python ... live_relevance): the run's mean over that category's tasks, each
+task once, with its 95 % interval, drawn as the headline's is (the run's recorded seed; the
+figures `bench suite scores` prints for the run). Errors count as failures there too; a task
+no check decided leaves its category's mean, as it leaves the headline. A category the run
+did not attempt (a run of chosen tasks) says "not run", never 0; a partial run shows none, as
+it shows no headline. The headline is not the mean of these columns (it weighs each category
+by its number of tasks), and no figure on this page is BFCL's overall accuracy.
+
+Categories imported: {categories}. Left out: multi-turn and agentic
 categories, and the cases no output can pass or that duplicate another exactly (listed in the
 import's README.md). Verified against the official checker on scripted outputs: see
 docs/SUITES.md in bench-suite."""

@@ -5,6 +5,10 @@ per category, and BFCL is read category by category. The category is in each tas
 ``bfcl:category=`` tag, and also in its id, which maps back to BFCL's reversibly
 (:func:`bench.suites.bfcl.bfcl_id`: ``live-simple-0--0--0`` is ``live_simple_0-0-0``): a run's
 records carry ids, not tags, and the task set they were run on need not be at hand.
+
+The board shows these categories as columns of a BFCL page (``bench.board.categories``), with
+the same figures ``bench suite scores`` prints: :func:`suite_categories` says which suite has
+categories, and which.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .bfcl import CATEGORIES, bfcl_id
+from .bfcl_suite import SUITE_NAME
 
 
 def category_of(task_id: str) -> str | None:
@@ -21,6 +26,12 @@ def category_of(task_id: str) -> str | None:
     if name in CATEGORIES and index[:1].isdigit():
         return name
     return None
+
+
+def suite_categories(suite: str) -> tuple[str, ...]:
+    """The categories of ``suite`` in the importer's order, as BFCL spells them (``simple_python``
+    ... ``live_relevance``); empty for a suite without categories (bench-suite's own)."""
+    return tuple(CATEGORIES) if suite == SUITE_NAME else ()
 
 
 def by_category(task_ids: Iterable[str]) -> tuple[dict[str, list[str]], list[str]]:
@@ -38,4 +49,4 @@ def by_category(task_ids: Iterable[str]) -> tuple[dict[str, list[str]], list[str
     return {name: groups[name] for name in sorted(groups, key=order.index)}, other
 
 
-__all__ = ["by_category", "category_of"]
+__all__ = ["by_category", "category_of", "suite_categories"]
