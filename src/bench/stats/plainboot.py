@@ -22,6 +22,14 @@ PLAIN_DRAWS = 600_000
 CPU); larger task sets use numpy."""
 
 
+GAP_TOLERANCE = 1e-12
+"""A resample's headline within this of the headline is the headline: sums of task values in
+[0, 1] taken in another order differ by about 1e-16 per term, and a resample with no spread
+(every family's picks alike) and a gap of 0 gets pivot 0 where one of rounding's sign gets
+the cap. Without it, the plain and numpy paths gave one run of 10 tasks at B = 2,000 an upper
+bound of 0.730 and 0.766: the pivot of such resamples was rounding noise, not the data."""
+
+
 def pivot_cap(level: float) -> float:
     """The largest ``|T|`` used: Student's t quantile at ``1 - alpha/2`` with one degree of
     freedom (the Cauchy quantile ``cot(pi * alpha / 2)``, 12.706 at 95 %)."""
@@ -104,6 +112,8 @@ def plain_studentized(
     for m, v in zip(resampled, variance, strict=True):
         spread = math.sqrt(max(v, 0.0))
         gap = m - h
+        if abs(gap) <= GAP_TOLERANCE:
+            gap = 0.0
         if spread != 0.0:
             pivots.append(min(cap, max(-cap, gap / spread)))
         else:  # no spread: the pivot's sign at the cap, or 0 where the resample is the point
@@ -122,4 +132,11 @@ def plain_studentized(
     return lo, hi, bootstrap_se
 
 
-__all__ = ["PLAIN_DRAWS", "pivot_cap", "plain_columns", "plain_studentized", "quantile"]
+__all__ = [
+    "GAP_TOLERANCE",
+    "PLAIN_DRAWS",
+    "pivot_cap",
+    "plain_columns",
+    "plain_studentized",
+    "quantile",
+]

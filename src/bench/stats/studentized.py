@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .bootstrap import family_columns
-from .plainboot import pivot_cap
+from .plainboot import GAP_TOLERANCE, pivot_cap
 
 Floats = npt.NDArray[np.float64]
 
@@ -117,6 +117,7 @@ def studentized_bounds(
         np.maximum(var_b, 0.0, out=var_b)
         se_b = np.sqrt(var_b, out=var_b)
         t = np.subtract(m[:, rows], h[rows], out=shift)
+        t[np.abs(t) <= GAP_TOLERANCE] = 0.0  # rounding's sign is not the data's (plainboot)
         zero = se_b == 0.0
         np.divide(t, se_b, out=t, where=~zero)
         if zero.any():
