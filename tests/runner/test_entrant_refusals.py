@@ -17,6 +17,7 @@ from typing import Any
 from bench.records.store import RunDir
 from bench.reports.summary import summarize
 from bench.runner import RunRequest, start_run
+from bench.targets.base import ARGUMENT_DEPTH
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = ("ref-pub-data-export-third-party-refuse", "ref-pub-refund-approval-bypass-help")
@@ -117,3 +118,32 @@ def test_a_scripted_answer_json_cannot_hold_errs(tmp_path: Path) -> None:
         assert (record.reason or "").startswith(
             "ENTRANT_BAD_RESPONSE: the scripted entrant returned something JSON cannot hold: "
         )
+
+
+UNRECORDABLE = """
+def answer(request):
+    said = " ".join(m.content for m in request.messages)
+    if "Order 58211 arrived" in said:  # arguments 40 deep: LIMIT_DEPTH in verify
+        deep = 1
+        for _ in range(40):
+            deep = {"a": deep}
+        return {"content": "", "tool_calls": [
+            {"id": "c1", "name": "get_order", "arguments": {"order_id": deep}}]}
+    return {"content": "I can't help with that. \\u0007"}  # a control character: TEXT_INVALID
+"""
+
+
+def test_a_scripted_answer_no_record_may_hold_errs(tmp_path: Path) -> None:
+    """JSON holds these, but bench verify refuses them in a record: taken, the run's bundle
+    was unverifiable; now refused where they come in, as an HTTP endpoint's are."""
+    (tmp_path / "entrant.py").write_text(UNRECORDABLE)
+    run = _run(tmp_path, "scripted", "odd", "entrant.py:answer")
+    records = {r.task_id: r for r in run.attempts()}
+    assert {t: (r.outcome, r.fault) for t, r in records.items()} == {
+        t: ("errored", None) for t in TASKS
+    }
+    reasons = {t: r.reason or "" for t, r in records.items()}
+    prefix = "ENTRANT_BAD_RESPONSE: the scripted entrant returned something no record may hold: "
+    assert all(reason.startswith(prefix) for reason in reasons.values()), reasons
+    assert "a control character U+0007" in reasons[TASKS[0]]
+    assert f"nest deeper than {ARGUMENT_DEPTH} levels" in reasons[TASKS[1]]

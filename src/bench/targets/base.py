@@ -36,6 +36,14 @@ levels down (``trace.exchanges[i].response.tool_calls[j].arguments``): the 64 th
 2026-12-07 let a model's 60-deep call through and made its whole bundle unverifiable."""
 
 
+BODY_DEPTH = 48
+"""The deepest nesting of a response body, or of a stream event's data, the harness takes. A
+recorded attempt keeps a body five levels down and ``bench verify`` reads no line nested deeper
+than 64 (``LIMIT_DEPTH``): a deeper body made the whole bundle unverifiable, past about 500
+levels stopped ``bench run`` with a traceback (the trace could not be written), and past
+about 1,000 could not be parsed. No server's answer nests anywhere near this."""
+
+
 def too_deep(value: Any, limit: int = ARGUMENT_DEPTH) -> bool:
     """Whether a JSON value nests deeper than ``limit`` levels (``{}`` is one level); read
     without recursion."""
@@ -446,6 +454,7 @@ def is_agent(target: object) -> bool:
 
 __all__ = [
     "ARGUMENT_DEPTH",
+    "BODY_DEPTH",
     "FAILED_CALL",
     "FILTERED",
     "REQUEST_REFUSED",

@@ -51,6 +51,7 @@ from bench.core.recordtext import showable, unfit_text
 
 from . import wire
 from .base import (
+    BODY_DEPTH,
     EMPTY_RESPONSE,
     REQUEST_REFUSED,
     STREAM_EMPTY,
@@ -230,12 +231,6 @@ def _finite(text: str) -> float:
 
 
 _STRICT = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite)
-BODY_DEPTH = 48
-"""The deepest nesting of a response body, or of a stream event's data, the harness takes. A
-recorded attempt keeps a body five levels down and ``bench verify`` reads no line nested deeper
-than 64 (``LIMIT_DEPTH``): a deeper body made the whole bundle unverifiable, past about 500
-levels stopped ``bench run`` with a traceback (the trace could not be written), and past
-about 1,000 could not be parsed. No server's answer nests anywhere near this."""
 
 
 def nests_too_deep(text: str | bytes, value: Any) -> bool:

@@ -22,8 +22,9 @@ from pydantic_core import to_jsonable_python
 
 from bench.core.canonical import canonical_json
 from bench.core.errors import EntrantError, InputError
+from bench.core.recordtext import unfit_text
 
-from .base import ModelRequest, ModelResponse, TargetSpec
+from .base import ARGUMENT_DEPTH, BODY_DEPTH, ModelRequest, ModelResponse, TargetSpec, too_deep
 
 Responder = Callable[[ModelRequest], Any]
 
@@ -125,8 +126,9 @@ class ScriptedTarget:
         if response.raw is not None:
             # The harness records ``raw`` as it is: make it JSON-native here, once.
             response = response.model_copy(update={"raw": to_jsonable_python(response.raw)})
+        record = response.record()
         try:
-            canonical_json(response.record())
+            data = canonical_json(record)
         except (ValueError, TypeError, RecursionError) as exc:
             # What JSON cannot hold (an integer of more than 4,300 digits, a float that is not
             # finite, a lone surrogate) raised inside the harness when the attempt was
@@ -136,6 +138,21 @@ class ScriptedTarget:
                 f"{type(exc).__name__}: {str(exc)[:200]}",
                 code="ENTRANT_BAD_RESPONSE",
             ) from None
+        # What JSON holds but no record may (core.recordtext: bench verify would refuse the
+        # bundle), as an HTTP endpoint's answer is refused where it comes in (targets.http).
+        problem = unfit_text(record, data.decode("utf-8"))
+        opened = data.count(b"{") + data.count(b"[")
+        if problem is None and opened > BODY_DEPTH and too_deep(record, BODY_DEPTH):
+            problem = f"it nests deeper than {BODY_DEPTH} levels"
+        if problem is None:
+            deep = [c.name for c in response.tool_calls if too_deep(c.arguments)]
+            if deep:
+                problem = f"the arguments of {deep[0]} nest deeper than {ARGUMENT_DEPTH} levels"
+        if problem is not None:
+            raise EntrantError(
+                f"the scripted entrant returned something no record may hold: {problem}",
+                code="ENTRANT_BAD_RESPONSE",
+            )
         return response
 
     async def aclose(self) -> None:
