@@ -39,6 +39,8 @@ def by_tag(server: Any) -> Any:
         prompt = body["messages"][-1]["content"]
         if "[echo]" in prompt:
             return server.Reply(status=500, echo_auth=True)
+        if "[down]" in prompt:
+            return server.Reply(status=503)
         if any("[judge:NONE]" in str(m["content"]) for m in body["messages"]):  # nor asked again
             return server.Reply("I would rather not say.")
         verdict = "PASS" if "[judge:PASS]" in prompt else "FAIL"
@@ -204,3 +206,26 @@ def test_the_labels_the_judge_gave_no_verdict_on_are_named(judge_file: Any, tmp_
     assert "  false fails      2  (l00, l04)" in printed, result.output
     named = "  no verdict       2  (l00, l04) (replied twice without one: counted as FAIL)"
     assert named in printed
+
+
+def test_a_judge_that_decided_nothing_keeps_the_calibration_on_file(
+    judge_file: Any, tmp_path: Path
+) -> None:
+    """Calibrating again while the judge was down replaced a good calibration with one of no
+    labels decided: the measurement on file was lost for none."""
+    path = judge_file()
+    labels = write_labels(tmp_path, [True, False] * 10, [True, False] * 10)
+    assert invoke("calibrate", "--judge", path, "--labels", labels).exit_code == 0
+    written = tmp_path / "judge.calibration.json"
+    before = written.read_bytes()
+    down = tmp_path / "down.jsonl"
+    down.write_text(labels.read_text().replace("answer ", "[down] answer "))
+    result = invoke("calibrate", "--judge", path, "--labels", down)
+    assert result.exit_code == UNUSABLE_EXIT, result.output
+    assert "  n                0 of 20 labels decided" in result.output
+    assert (
+        f"  not written to {written}: the judge decided no label (the calibration on file is "
+        "kept)" in result.output
+    )
+    assert written.read_bytes() == before
+    assert invoke("status", "--judge", path).exit_code == 0  # still trusted

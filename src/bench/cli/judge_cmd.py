@@ -106,8 +106,10 @@ def calibrate(
     """Put every hand label to the judge and compare: agreement, κ, PABAK, false passes and
     fails, and how many verdicts flip when the rubric is reworded.
 
-    Writes the calibration file either way. Exit 2 when the judge is unusable (κ undefined or
-    below 0.70, or fewer than 20 labels decided): its verdicts would be reported, never scored.
+    Writes the calibration file either way, unless the judge decided no label at all (it was
+    down): then the calibration on file, if any, is kept. Exit 2 when the judge is unusable (κ
+    undefined or below 0.70, or fewer than 20 labels decided): its verdicts would be reported,
+    never scored.
     """
     from bench.scorers.judge import calibration as cal
     from bench.scorers.judge.cache import JudgeCache
@@ -119,7 +121,11 @@ def calibrate(
     with JudgeCache(cache or cal.default_cache_path(judge_file)) as verdicts:
         report = cal.calibrate(config, labels_file, verdicts)
         hits, misses = verdicts.hits, verdicts.misses
-    cal.write_calibration(report, out)
+    # A judge that decided nothing (down, unreachable) measured nothing: replacing a
+    # calibration on file with that report would lose a measurement for none.
+    written = report.n > 0
+    if written:
+        cal.write_calibration(report, out)
     click.echo(
         f"judge {config.model} at temperature {config.temperature:g} "
         f"(fingerprint {report.judge_fingerprint}); labels {labels_file}"
@@ -134,7 +140,11 @@ def calibrate(
         f"  cache misses {misses} (one judge request each, two when a reply held no verdict), "
         f"cache hits {hits}"
     )
-    click.echo(f"  written to {out}")
+    if written:
+        click.echo(f"  written to {out}")
+    else:
+        kept = "the calibration on file is kept" if out.exists() else "none is on file"
+        click.echo(f"  not written to {out}: the judge decided no label ({kept})")
     if report.usable:
         click.echo(f"usable: {report.why}")
         return
