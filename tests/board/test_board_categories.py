@@ -209,6 +209,11 @@ def test_the_board_and_bench_suite_scores_print_the_same_figures(world: World) -
         cli_scores = {c["category"]: c for c in json.loads(done.output)["categories"]}
         board_scores = {c["category"]: c for c in rows[run_id]["categories"]}
         assert set(cli_scores) <= set(board_scores), name
+        # the command's errored attempts per category add up to the row's error rate (no
+        # attempt here is over budget, the rate's other part)
+        row = rows[run_id]
+        errored = sum(c["errored"] for c in cli_scores.values())
+        assert row["error_rate"] == errored / row["attempts"], name
         for category, on_board in board_scores.items():
             said = cli_scores.get(category)
             if said is None:  # the command lists what the run attempted; the board says so
@@ -238,6 +243,15 @@ def test_an_error_is_a_failure_in_its_category(world: World) -> None:
     assert relevance["score"]["value"] == 0.0
     assert flaky["live_parallel"]["score"]["value"] == 1.0
     assert _rows(world)[world.run_ids["flaky"]]["error_rate"] > 0
+    done = CliRunner().invoke(
+        cli, ["suite", "scores", world.run_ids["flaky"], "--runs-dir", str(world.runs),
+              "--format", "json"],
+    )  # fmt: skip
+    said = {c["category"]: c for c in json.loads(done.output)["categories"]}
+    assert {name: c["errored"] for name, c in said.items()} == {
+        "simple_javascript": 0, "live_parallel": 0, "live_relevance": 16,
+    }  # fmt: skip
+    assert said["live_relevance"]["passed"] == 0 and said["live_relevance"]["not_scored"] == []
 
 
 def test_a_subset_run_shows_not_run_never_0(world: World) -> None:

@@ -22,7 +22,7 @@ Invoke = Callable[..., tuple[int, str, str]]
 
 def test_index_run_is_idempotent(mini_runs: dict[str, RunDir], tmp_path: Path) -> None:
     db = open_db(tmp_path / "h.sqlite3")
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     run = mini_runs["crashes_on_refunds"]
     for _ in range(2):
@@ -170,7 +170,7 @@ def test_version_1_history_is_migrated_and_reindexed(
         raw.execute("ALTER TABLE runs DROP COLUMN suite")
         raw.execute("PRAGMA user_version = 1")
     raw.close()
-    assert len(MIGRATIONS) == 3
+    assert len(MIGRATIONS) == 4
     db = open_db(path)
     assert {r["status_updated_at"] for r in db.execute("SELECT * FROM runs")} == {""}
     assert sorted(sync(db, mini / "runs")) == sorted(r.run_id for r in mini_runs.values())

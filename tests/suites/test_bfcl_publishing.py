@@ -151,8 +151,9 @@ def test_scores_per_category_of_a_bfcl_run(
     assert rows["irrelevance"]["score"]["interval"]["lo"] == 0.0
     text = CliRunner().invoke(cli, ["suite", "scores", "latest", "--runs-dir", str(runs)])
     assert text.exit_code == 0, text.output
-    assert "  live_relevance              16     16  1.000 [" in text.output
-    assert "  irrelevance                 20      0  0.000 [0.000, " in text.output
+    assert "  live_relevance              16     16       0  1.000 [" in text.output
+    assert "  irrelevance                 20      0       0  0.000 [0.000, " in text.output
+    assert all(row["errored"] == 0 and row["not_scored"] == [] for row in rows.values())
 
 
 def test_scores_of_a_run_of_another_suite_are_refused_with_a_code(tmp_path: Path) -> None:

@@ -97,6 +97,9 @@ def bfcl(out: Path, source: Path | None, categories: tuple[str, ...], fmt: str) 
         )
 
 
+UNSCORED_SHOWN = 10  # tasks left out of a mean named in the text; --format json names all
+
+
 @suite.command()
 @click.argument("run_ref", metavar="RUN", default="latest")
 @runs_dir_option
@@ -104,17 +107,18 @@ def bfcl(out: Path, source: Path | None, categories: tuple[str, ...], fmt: str) 
 def scores(run_ref: str, runs_dir: Path, fmt: str) -> None:
     """Score RUN (an id, a unique prefix, a path, or 'latest') of BFCL's tasks per category.
 
-    Each category's mean over its tasks (repeats averaged first; errors count as failures;
-    tasks no check could decide left out), with a 95 % interval drawn as the run's headline is,
-    with the run's seed. These are BFCL's categories, not BFCL's overall accuracy, which
-    weights them otherwise (docs/SUITES.md).
+    Each category's tasks, passes, errored attempts and mean over its tasks (repeats averaged
+    first; errors count as failures and are counted on their own; tasks no check could decide
+    left out, and named), with a 95 % interval drawn as the run's headline is, with the run's
+    seed. These are BFCL's categories, not BFCL's overall accuracy, which weights them
+    otherwise (docs/SUITES.md).
     """
     from bench.core.errors import InputError
     from bench.records.store import RunStore
     from bench.reports import summarize
     from bench.stats.headline import stratified_headline
     from bench.suites.bfcl_suite import SUITE_NAME
-    from bench.suites.categories import by_category
+    from bench.suites.categories import tally
 
     summary = summarize(RunStore(runs_dir).resolve(run_ref))
     config = summary.config
@@ -127,32 +131,43 @@ def scores(run_ref: str, runs_dir: Path, fmt: str) -> None:
             code="SUITE_RUN",
             field="task_set.suite",
         )
-    tasks = {s.task_id: s for s in summary.task_scores}
-    groups, other = by_category(tasks)
-    rows = []
-    for category, ids in groups.items():
-        scored = [v for v in (tasks[task].value for task in ids) if v is not None]
-        passed = sum(1 for task in ids if tasks[task].value is not None and tasks[task].passed)
-        score = None
-        if scored:
-            score = stratified_headline(
-                scored, [category] * len(scored), seed=config.seed, label=category
-            ).score
-        rows.append((category, len(ids), len(scored), passed, score))
+    groups, other = tally(summary.task_scores, summary.not_scorable)
+    rows = [
+        (
+            group,
+            None
+            if not group.values
+            else stratified_headline(
+                list(group.values),
+                [group.category] * len(group.values),
+                seed=config.seed,
+                label=group.category,
+            ).score,
+        )
+        for group in groups
+    ]
+    skipped = len(summary.status.skipped)
     if fmt == "json":
         payload = {
             "run_id": config.run_id,
             "suite": suite_ref.model_dump(mode="json"),
             "seed": config.seed,
+            "status": summary.status.status,
+            "skipped": skipped,
             "categories": [
                 {
-                    "category": category,
-                    "tasks": total,
-                    "scored": n,
-                    "passed": passed,
+                    "category": group.category,
+                    "tasks": group.tasks,
+                    "scored": len(group.values),
+                    "passed": group.passed,
+                    "errored": group.errored,
+                    "errored_tasks": group.errored_tasks,
+                    "not_scored": [
+                        {"task_id": task, "reason": why} for task, why in group.not_scored
+                    ],
                     "score": None if score is None else score.model_dump(mode="json"),
                 }
-                for category, total, n, passed, score in rows
+                for group, score in rows
             ],
             "other_tasks": other,
         }
@@ -162,17 +177,37 @@ def scores(run_ref: str, runs_dir: Path, fmt: str) -> None:
         f"{config.run_id}   {config.display_name}   suite {config.task_set.suite_label()}   "
         f"{config.repeats} repeat(s)"
     )
-    click.echo(f"  {'category':<24} {'tasks':>5} {'passed':>6}  mean [95% interval]")
-    for category, total, n, passed, score in rows:
+    if summary.status.partial_reason or skipped:
+        click.echo(
+            f"  PARTIAL: {summary.status.partial_reason or 'not every attempt ran'}; "
+            f"{skipped} attempt(s) skipped are in no category below"
+        )
+    click.echo(f"  {'category':<24} {'tasks':>5} {'passed':>6} {'errored':>7}  mean [95% interval]")
+    for group, score in rows:
         shown = (
             "not scorable"
             if score is None
             else f"{score.value:.3f} [{score.interval.lo:.3f}, {score.interval.hi:.3f}]"
         )
-        left = f" ({total - n} not scorable)" if n < total else ""
-        click.echo(f"  {category:<24} {total:>5} {passed:>6}  {shown}{left}")
+        left = f" ({len(group.not_scored)} not scorable)" if group.not_scored else ""
+        click.echo(
+            f"  {group.category:<24} {group.tasks:>5} {group.passed:>6} {group.errored:>7}  "
+            f"{shown}{left}"
+        )
+    unscored = [pair for group, _ in rows for pair in group.not_scored]
+    if unscored:
+        click.echo(f"  not scorable, left out of their category's mean ({len(unscored)}):")
+        for task, why in unscored[:UNSCORED_SHOWN]:
+            flat = " ".join(why.split())
+            click.echo(f"    {task}  {flat if len(flat) <= 100 else flat[:99] + '…'}")
+        if len(unscored) > UNSCORED_SHOWN:
+            click.echo(
+                f"    … and {len(unscored) - UNSCORED_SHOWN} more: --format json names every "
+                f"one (so does bench show {config.run_id})"
+            )
     if other:
         click.echo(f"  {len(other)} task(s) of no BFCL category: {', '.join(other[:5])}")
+    click.echo("  errored: attempts whose entrant failed, counted as failures in the mean")
     click.echo(
         "  per category, each task once; BFCL's own overall accuracy weights categories "
         "otherwise (docs/SUITES.md)"

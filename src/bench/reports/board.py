@@ -45,7 +45,18 @@ class HistoryRow(Strict):
     harness_faults: int
     safety_violations: int
     cost_usd: float | None
-    tokens: int
+    """None: not measured (any counted attempt without a cost); ``cost_note`` says why."""
+    cost_note: str
+    """As the terminal report says it: ``$0.001234``, ``not measured (1 of 3 attempts report
+    no cost)``."""
+    tokens: int | None
+    """None: no attempt reported tokens (never 0); a sum over some attempts when
+    ``tokens_measured`` is fewer than the attempts, and ``tokens_note`` says so."""
+    tokens_measured: int | None
+    """Attempts whose entrant reported tokens; None for a row an older bench indexed whose
+    run directory is gone."""
+    tokens_note: str
+    """``1234``, ``1234 (2 of 6 attempts report no tokens)`` or ``not measured``."""
     run_dir: str
 
 

@@ -1,4 +1,5 @@
-"""Plain-text renderings of the history list and the local leaderboard."""
+"""Plain-text renderings of the history list and the local leaderboard. Cost and tokens are
+the notes the terminal report prints (``not measured``, never a 0 that was not measured)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def render_history(rows: list[HistoryRow]) -> str:
     if not rows:
         return "no runs in the history\n"
     header = ("created", "run", "entrant", "model", "status", "score [95% interval]", "passed",
-              "errored", "cost", "fingerprint")  # fmt: skip
+              "errored", "cost", "tokens", "fingerprint")  # fmt: skip
     body = [
         (
             r.created_at[:19] + "Z",
@@ -46,7 +47,8 @@ def render_history(rows: list[HistoryRow]) -> str:
             _score(r),
             f"{r.tasks_passed}/{r.tasks_scored}",
             str(r.errored),
-            "not measured" if r.cost_usd is None else f"${r.cost_usd:.6f}",
+            r.cost_note,
+            r.tokens_note,
             r.fingerprint,
         )
         for r in rows
@@ -82,7 +84,8 @@ def render_leaderboard(cohorts: list[Cohort]) -> str:
             f"  ranks: {cohort.mode}; equal rank = indistinguishable; range = rank_lo-rank_hi; "
             "order: rank_lo, headline as shown, entrant, run id"
         )
-        header = ("rank", "range", "entrant", "model", "score [95% interval]", "run", "fingerprint")
+        header = ("rank", "range", "entrant", "model", "score [95% interval]", "cost", "tokens",
+                  "run", "fingerprint")  # fmt: skip
         body = [
             (
                 "ref" if e.rank_lo is None else str(e.rank_lo),
@@ -90,6 +93,8 @@ def render_leaderboard(cohorts: list[Cohort]) -> str:
                 e.run.entrant,
                 e.run.model or "",
                 _score(e.run),
+                e.run.cost_note,
+                e.run.tokens_note,
                 e.run.run_id,
                 e.run.fingerprint,
             )

@@ -36,6 +36,9 @@ class RunSide(Strict):
     scored: int
     errored: int
     cost: str
+    """The run's cost as the terminal report says it (``$0.001234``, ``not measured (…)``)."""
+    tokens: str
+    """``1234``, ``1234 (2 of 6 attempts report no tokens)`` or ``not measured``."""
     config_fingerprint: str
     cohort_key: str
 
@@ -97,6 +100,7 @@ def _side(summary: RunSummary) -> RunSide:
         scored=summary.scored_tasks,
         errored=summary.outcomes.get("errored", 0),
         cost=summary.cost_note,
+        tokens=summary.tokens_note,
         config_fingerprint=config.fingerprint(),
         cohort_key=config.cohort_key(),
     )

@@ -2,8 +2,16 @@
 
 Traces stay in the run directory; the database holds what the history, the leaderboard and
 the export read. ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` are applied
-in order on open, and a database newer than this code is refused (``HISTORY_TOO_NEW``).
-:func:`index_run` is idempotent: indexing a run again replaces its rows.
+in order on open, each in one ``BEGIN IMMEDIATE`` transaction with foreign keys off (SQLite's
+procedure for rebuilding a table: with them on, dropping ``runs`` would delete every
+``task_values`` row through ``ON DELETE CASCADE``) and ``PRAGMA foreign_key_check`` before it
+commits. A database newer than this code is refused (``HISTORY_TOO_NEW``) before anything is
+written to it. :func:`index_run` is idempotent: indexing a run again replaces its rows.
+
+Unknown is never 0 (docs/SCORING.md): ``cost_usd`` and ``tokens`` are NULL when not measured,
+``cost_note`` and ``tokens_note`` say it as the terminal report does (``not measured``,
+``1234 (2 of 6 attempts report no tokens)``), and ``tokens_measured`` counts the attempts
+whose entrant reported tokens.
 """
 
 from __future__ import annotations
@@ -83,6 +91,85 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE runs ADD COLUMN suite TEXT;
     UPDATE runs SET status_updated_at = '';
     """,
+    # 4: tokens not measured are NULL, not 0, and a partial sum says so (``tokens_measured``,
+    # ``tokens_note``); the cost says why it is not measured (``cost_note``). ``tokens`` was
+    # NOT NULL, a constraint SQLite cannot drop in place, so ``runs`` is rebuilt (foreign keys
+    # off: see the module docstring). A row indexed before cannot tell a measured 0 from none
+    # measured, nor a whole sum from a partial one: 0 becomes NULL (not measured) and a sum
+    # says it may be partial, until the next sync re-reads the run from its directory (every
+    # row is marked stale, as in 2); a row whose directory is gone keeps those words.
+    """
+    CREATE TABLE runs_new (
+        run_id TEXT PRIMARY KEY,
+        run_dir TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        indexed_at TEXT NOT NULL,
+        status_updated_at TEXT NOT NULL,
+        entrant TEXT NOT NULL,
+        display_name TEXT NOT NULL,
+        model TEXT,
+        target_kind TEXT NOT NULL,
+        harness_version TEXT NOT NULL,
+        task_set_hash TEXT NOT NULL,
+        split TEXT,
+        repeats INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        fingerprint TEXT NOT NULL,
+        cohort_key TEXT NOT NULL,
+        status TEXT NOT NULL,
+        headline REAL,
+        headline_lo REAL,
+        headline_hi REAL,
+        headline_method TEXT,
+        pooled REAL,
+        tasks_total INTEGER NOT NULL,
+        tasks_scored INTEGER NOT NULL,
+        tasks_passed INTEGER NOT NULL,
+        attempts_total INTEGER NOT NULL,
+        errored INTEGER NOT NULL,
+        over_budget INTEGER NOT NULL,
+        not_scorable INTEGER NOT NULL,
+        skipped INTEGER NOT NULL,
+        harness_faults INTEGER NOT NULL,
+        safety_violations INTEGER NOT NULL,
+        cost_usd REAL,
+        cost_note TEXT NOT NULL,
+        tokens INTEGER,
+        tokens_measured INTEGER,
+        tokens_note TEXT NOT NULL,
+        p95_latency_s REAL,
+        config_json TEXT NOT NULL,
+        subset TEXT,
+        reference TEXT,
+        suite TEXT
+    );
+    INSERT INTO runs_new (
+        run_id, run_dir, created_at, indexed_at, status_updated_at, entrant, display_name,
+        model, target_kind, harness_version, task_set_hash, split, repeats, seed, fingerprint,
+        cohort_key, status, headline, headline_lo, headline_hi, headline_method, pooled,
+        tasks_total, tasks_scored, tasks_passed, attempts_total, errored, over_budget,
+        not_scorable, skipped, harness_faults, safety_violations, cost_usd, cost_note, tokens,
+        tokens_measured, tokens_note, p95_latency_s, config_json, subset, reference, suite
+    )
+    SELECT
+        run_id, run_dir, created_at, indexed_at, '', entrant, display_name,
+        model, target_kind, harness_version, task_set_hash, split, repeats, seed, fingerprint,
+        cohort_key, status, headline, headline_lo, headline_hi, headline_method, pooled,
+        tasks_total, tasks_scored, tasks_passed, attempts_total, errored, over_budget,
+        not_scorable, skipped, harness_faults, safety_violations, cost_usd,
+        CASE WHEN cost_usd IS NULL THEN 'not measured' ELSE printf('$%.6f', cost_usd) END,
+        CASE WHEN tokens = 0 THEN NULL ELSE tokens END,
+        NULL,
+        CASE WHEN tokens = 0 THEN 'not measured'
+             ELSE tokens || ' (may leave out attempts that reported no tokens: indexed by an '
+                  || 'older bench)' END,
+        p95_latency_s, config_json, subset, reference, suite
+    FROM runs;
+    DROP TABLE runs;
+    ALTER TABLE runs_new RENAME TO runs;
+    CREATE INDEX runs_cohort ON runs(cohort_key, entrant, fingerprint, created_at);
+    CREATE INDEX runs_created ON runs(created_at);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 DEFAULT_DB = "history.sqlite3"
@@ -93,26 +180,81 @@ def stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
+def _too_new(version: int, path: Path) -> RunStoreError:
+    return RunStoreError(
+        f"history schema version {version} is newer than this bench ({SCHEMA_VERSION}); "
+        "upgrade bench-suite (the database is left as it is)",
+        code="HISTORY_TOO_NEW",
+        path=path,
+    )
+
+
+def _statements(script: str) -> list[str]:
+    """``script`` cut into its SQL statements (a ``;`` inside a string literal stays)."""
+    out, pending = [], ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                out.append(pending.strip())
+            pending = ""
+    return out
+
+
+def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Apply the migrations the database lacks, each once, in its own transaction.
+
+    ``BEGIN IMMEDIATE`` takes the write lock before the version is read again, so two
+    processes opening an old database at once migrate it once; a migration that fails (or
+    leaves a broken foreign key) is rolled back whole, leaving the database as it was."""
+    db.execute("PRAGMA foreign_keys=OFF")  # a no-op inside a transaction: set before BEGIN
+    try:
+        for number in range(SCHEMA_VERSION):
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                version = int(db.execute("PRAGMA user_version").fetchone()[0])
+                if version <= number:
+                    for statement in _statements(MIGRATIONS[number]):
+                        db.execute(statement)
+                    broken = db.execute("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise RunStoreError(
+                            f"migration {number + 1} would leave {len(broken)} row(s) whose "
+                            f"foreign key points nowhere (first: table {broken[0][0]}); the "
+                            "database is left as it was",
+                            code="HISTORY_CORRUPT",
+                            path=path,
+                        )
+                    db.execute(f"PRAGMA user_version = {number + 1}")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+    finally:
+        db.execute("PRAGMA foreign_keys=ON")
+
+
 def open_db(path: Path) -> sqlite3.Connection:
-    """Open (creating and migrating) the history database at ``path``."""
+    """Open (creating and migrating) the history database at ``path``. A database newer
+    than this code is refused (``HISTORY_TOO_NEW``) before anything is written to it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         db = sqlite3.connect(path, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA foreign_keys=ON")
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
-        if version > SCHEMA_VERSION:
+        try:
+            # The version first: switching a newer database to WAL would alter its file.
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            if version > SCHEMA_VERSION:
+                raise _too_new(version, path)
+            db.execute("PRAGMA journal_mode=WAL")
+            if version < SCHEMA_VERSION:
+                _migrate(db, path)
+                version = int(db.execute("PRAGMA user_version").fetchone()[0])
+                if version > SCHEMA_VERSION:  # a newer bench migrated it meanwhile
+                    raise _too_new(version, path)
+            db.execute("PRAGMA foreign_keys=ON")
+        except BaseException:
             db.close()
-            raise RunStoreError(
-                f"history schema version {version} is newer than this bench "
-                f"({SCHEMA_VERSION}); upgrade bench-suite",
-                code="HISTORY_TOO_NEW",
-                path=path,
-            )
-        for number in range(version, SCHEMA_VERSION):
-            db.executescript(
-                f"BEGIN; {MIGRATIONS[number]} PRAGMA user_version = {number + 1}; COMMIT;"
-            )
+            raise
     except sqlite3.DatabaseError as exc:
         raise RunStoreError(
             f"not a usable history database ({exc})", code="HISTORY_CORRUPT", path=path
@@ -167,7 +309,12 @@ def index_run(db: sqlite3.Connection, run_dir: Path, summary: RunSummary | None 
         "harness_faults": summary.harness_faults,
         "safety_violations": len(summary.safety),
         "cost_usd": summary.cost_usd,
-        "tokens": summary.tokens,
+        "cost_note": summary.cost_note,
+        "tokens": summary.tokens_or_none,
+        "tokens_measured": (
+            len(summary.records) if summary.tokens_measured < 0 else summary.tokens_measured
+        ),
+        "tokens_note": summary.tokens_note,
         "p95_latency_s": summary.p95_latency_s,
         "config_json": json.dumps(config.model_dump(mode="json"), sort_keys=True),
     }

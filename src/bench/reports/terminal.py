@@ -191,11 +191,12 @@ def render_compare(comparison: Comparison) -> str:
             f"{side.passed}/{side.scored}",
             str(side.errored),
             side.cost,
+            side.tokens,
             side.run_id,
         )
         for side in (c.first, c.second)
     ]
-    header = ("entry", "score", "95% interval", "passed", "errored", "cost", "run")
+    header = ("entry", "score", "95% interval", "passed", "errored", "cost", "tokens", "run")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = [
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip()
