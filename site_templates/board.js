@@ -252,6 +252,20 @@
     });
   }
   function tasks(n) { return n + (n === 1 ? " task" : " tasks"); }
+  // A figure with what it rests on beside it ("0.500 [0.500, 0.500]; every family is
+  // constant: ..."), as bench show says it.
+  function noted(node, note) {
+    if (!note) return node;
+    var out = el("span");
+    out.appendChild(node);
+    out.appendChild(document.createTextNode(node.nodeType === Node.TEXT_NODE ? " (" + note + ")" : "; " + note));
+    return out;
+  }
+  var EVERY_FAMILY = "every family is constant";
+  function point(e, why) { return e && e.lo === e.hi ? "the interval is a single point: " + why : null; }
+  function oneRepeat(value, cohort, what) {
+    return value === null && cohort.repeats === 1 ? "one repeat: " + what + " needs two or more repeats" : null;
+  }
   // Which tasks the row's numbers are over: the split (or subset) it ran, and, when some of
   // them could not be scored, how many were; those are left out of the mean and named.
   function scope(r, cohort) {
@@ -305,12 +319,13 @@
       // the engine the run declared: in its fingerprint, not its cohort key, so it tells one
       // entrant's rows of a cohort apart; only runs of an inference server have one
       ["engine", r.engine],
-      ["headline", est(r.headline)], ["pooled mean", fmt(r.pooled, 3)],
-      ["pass^k", est(r.pass_hat_k)], ["flakiness", est(r.flakiness)],
-      ["error rate", fmt(r.error_rate * 100, 1) + " %"],
+      ["headline", noted(est(r.headline), r.headline_note)], ["pooled mean", fmt(r.pooled, 3)],
+      ["pass^k", noted(est(r.pass_hat_k), oneRepeat(r.pass_hat_k, cohort, "pass^k") || point(r.pass_hat_k, EVERY_FAMILY))],
+      ["flakiness", noted(est(r.flakiness), oneRepeat(r.flakiness, cohort, "flakiness") || point(r.flakiness, EVERY_FAMILY))],
+      ["error rate", r.error_rate === null ? "— (no attempt counted: scored, errored or over budget)" : fmt(r.error_rate * 100, 1) + " %"],
       ["harness faults", String(r.harness_faults) + (r.harness_faults ? " (left out of the score; each reproduced from its recording by bench verify)" : "")],
-      ["cost per run", r.cost_usd === null ? "not measured" : "$" + fmt(r.cost_usd, 6) + " (run total " + r.cost_note + ")"],
-      ["p95 latency", r.p95_latency_s === null ? "—" : fmt(r.p95_latency_s, 3) + " s"],
+      ["cost per run", r.cost_usd === null ? r.cost_note : "$" + fmt(r.cost_usd, 6) + " (run total " + r.cost_note + ")"],
+      ["p95 latency", r.p95_latency_s === null ? "—" : fmt(r.p95_latency_s, 3) + " s" + (r.p95_note ? " (" + r.p95_note + ")" : "")],
       ["frontier membership", r.frontier_probability === null ? "—" : fmt(r.frontier_probability * 100, 0) + " %" + (r.dominated_95 ? ", dominated with 95 % confidence" : "")],
       ["judge-excluded families", r.judge_excluded.length ? r.judge_excluded.join(", ") : "none"],
       ["note", r.note === null ? "—" : r.note]
@@ -338,9 +353,17 @@
     }
     parts.appendChild(el("h3", "Family scores"));
     var fams = el("ul");
-    r.families.forEach(function (f) { fams.appendChild(el("li", f.family + " (" + tasks(f.n) + "): ")).appendChild(est(f.score)); });
+    var familyNotes = cohort.family_notes || {};
+    r.families.forEach(function (f) {
+      var item = fams.appendChild(el("li", f.family + " (" + tasks(f.n) + "): "));
+      item.appendChild(noted(est(f.score), point(f.score, "every task of the family has the same value")));
+    });
     if (!r.families.length) fams.appendChild(el("li", "—"));
     parts.appendChild(fams);
+    // a family of fewer than 10 tasks: what its interval is worth (the cohort's notes)
+    r.families.forEach(function (f) {
+      if (familyNotes[f.family]) parts.appendChild(el("p", familyNotes[f.family], "sub family-note"));
+    });
     parts.appendChild(el("h3", "Language scores (plain means, not stratified)"));
     var langs = el("ul", null, "languages");
     r.languages.forEach(function (s) { langs.appendChild(el("li", s.language + " (" + tasks(s.n) + "): " + fmt(s.mean, 3))); });

@@ -126,16 +126,39 @@ class EntryRow(Strict):
         description="one per category of the cohort (CohortRows.categories), in its order; "
         "absent for a suite without categories and for an unranked row",
     )
+    headline_note: str | None = Field(
+        None,
+        description="'every family is constant: the interval is a single point' when the "
+        "headline's interval is the point [value, value], as bench show says it; else None",
+    )
     tasks: int
-    pass_hat_k: Estimate | None = Field(None, description="pass^k at k = repeats")
-    flakiness: Estimate | None = None
-    error_rate: float = Field(description="errored + over-budget attempts / counted attempts")
+    attempts: int = Field(
+        0,
+        ge=0,
+        description="counted attempts (scored, errored, over budget): the error rate's "
+        "denominator and the attempts the p95 latency is over",
+    )
+    pass_hat_k: Estimate | None = Field(
+        None, description="pass^k at k = repeats; None with one repeat (it needs two or more)"
+    )
+    flakiness: Estimate | None = Field(
+        None, description="pairwise disagreement of repeats; None with one repeat"
+    )
+    error_rate: float | None = Field(
+        description="errored + over-budget attempts / counted attempts; None when no attempt "
+        "counted (attempts 0: the page says '—', never 0 %)"
+    )
     harness_faults: int = Field(
         0, ge=0, description="attempts the harness broke: out of the denominator, each reproduced"
     )
     cost_usd: float | None = Field(description="dollars per run (one pass); None = not measured")
     cost_note: str
     p95_latency_s: float | None
+    p95_note: str | None = Field(
+        None,
+        description="'the slowest of N attempt(s): fewer than 20' when the p95 rests on fewer "
+        "than 20 attempts (the inverted-CDF p95 of so few is their maximum); else None",
+    )
     frontier_probability: float | None = None
     on_frontier: bool = False
     dominated_95: bool = False
@@ -190,6 +213,13 @@ class CohortRows(Strict):
     harness: str
     ranked_on: int = Field(description="tasks every ranked entry scored")
     families: list[str]
+    family_notes: dict[str, str] = Field(
+        default_factory=dict,
+        exclude_if=lambda value: not value,
+        description="family -> its note when it has fewer than 10 of the tasks the cohort is "
+        "ranked on ('family x has 6 tasks (< 10): too few to trust its interval, whatever its "
+        "width'; also in warnings); absent when no family is that small",
+    )
     categories: list[str] = Field(
         default_factory=list,
         exclude_if=lambda value: not value,

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from bench.core.suite import DEFAULT_SUITE_NAME
 from bench.reports.order import SHOWN_DECIMALS, order_key
+from bench.reports.terminal import P95_FEW
 
 from .categories import category_scores
 from .cohort import CohortStats, cohort_stats
@@ -33,6 +34,8 @@ RANK_MODE = (
     "rows that certainly beat it (rows, not distinct entrants); not simultaneous over all pairs"
 )
 SMALL_FAMILY = 10
+POINT_NOTE = "every family is constant: the interval is a single point"
+"""As ``bench show`` says it (``bench.stats.stratified_headline``'s warning)."""
 ORDER = (
     f"rank (best end), then the headline as shown ({SHOWN_DECIMALS} places), then entrant id, "
     "then run id; reference rows, then unranked rows, follow in the same order"
@@ -64,11 +67,14 @@ def _row(e: EntryInput, **stats: object) -> EntryRow:
             "config": dict(e.config),
             "status": e.status,
             "tasks": len(e.values),
-            "error_rate": e.errored / e.counted if e.counted else 0.0,
+            "attempts": e.counted,
+            # no attempt counted: no rate (a "0.0 %" would say it never errored)
+            "error_rate": e.errored / e.counted if e.counted else None,
             "harness_faults": e.harness_faults,
             "cost_usd": sum(e.costs.values()) if e.costs is not None else None,
             "cost_note": e.cost_note,
             "p95_latency_s": _p95(e),
+            "p95_note": p95_note(len(e.latencies)) if e.latencies else None,
             "axes": dict(e.axes),
             "safety": list(e.safety),
             "judge_excluded": list(e.judge_excluded),
@@ -93,6 +99,14 @@ def _p95(e: EntryInput) -> float | None:
     return p95_point(e) if e.latencies else None
 
 
+def p95_note(attempts: int) -> str | None:
+    """What a p95 over ``attempts`` timed attempts is, as ``bench show`` says it: below
+    ``P95_FEW`` the inverted-CDF p95 is the slowest attempt; None from ``P95_FEW`` on."""
+    if attempts >= P95_FEW:
+        return None
+    return f"the slowest of {attempts} attempt(s): fewer than {P95_FEW}"
+
+
 def _estimate(head: RunHeadline) -> Estimate:
     return Estimate(value=head.value, lo=head.lo, hi=head.hi, method=head.method)
 
@@ -107,6 +121,7 @@ def _stats_of(
         "rank": st.rank_lo[i] if ranked else None,
         "rank_hi": st.rank_hi[i] if ranked else None,
         "headline": _estimate(head),
+        "headline_note": POINT_NOTE if head.lo == head.hi else None,
         "analytic_se": head.analytic_se,
         "pooled": head.pooled,
         "families": st.families[i],
@@ -171,12 +186,14 @@ def _cohort(
     # cut short (listed, not ranked), which lacks most of them.
     family_of = ranked[0].families if ranked else {}
     families = sorted({family_of[t] for t in tasks})
+    family_notes: dict[str, str] = {}
     for f in families:
         n = sum(1 for t in tasks if family_of[t] == f)
         if n < SMALL_FAMILY:
             from bench.stats.headline import small_family_note  # numpy: only when building
 
-            warnings.append(small_family_note(f, n))
+            family_notes[f] = small_family_note(f, n)
+            warnings.append(family_notes[f])
     # An imported suite's categories (BFCL's): each row's own figures, as bench suite scores
     # prints them for its run; none for a row that shows no score (unranked, below).
     names, per_row = category_scores([*ranked, *references], level)
@@ -239,6 +256,7 @@ def _cohort(
         harness=first.harness,
         ranked_on=len(tasks),
         families=families,
+        family_notes=family_notes,
         categories=names,
         rank_mode=RANK_MODE.format(pct=f"{(1 + level) / 2:.1%}"),
         order=ORDER,
@@ -307,4 +325,4 @@ def build_rows(
     )
 
 
-__all__ = ["build_rows", "latest_per_key", "limit_notes", "suite_label"]
+__all__ = ["build_rows", "latest_per_key", "limit_notes", "p95_note", "suite_label"]

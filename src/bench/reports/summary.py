@@ -262,7 +262,9 @@ def _summary(
     elif not counted:
         # Attempts ran (and may have spent tokens) but none counts in the score.
         cost = None
-        note = f"not measured (none of the {len(records)} attempts counts in the score)"
+        ran = len(records)
+        which = "its one attempt does not" if ran == 1 else f"none of the {ran} attempts"
+        note = f"not measured ({which} count{'s' if ran != 1 else ''} in the score)"
     elif unmeasured:
         cost = None
         note = f"not measured ({unmeasured} of {len(counted)} attempts report no cost)"

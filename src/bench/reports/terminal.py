@@ -124,7 +124,8 @@ def render_summary(summary: RunSummary) -> list[str]:
     if axes.score is not None:
         parts = [f"{axis} {value:.3f} ({axes.counts[axis]})" for axis, value in axes.axes.items()]
         lines.append(f"  axis view {axes.score:.3f}: " + " · ".join(parts))
-        lines.extend(f"  note: {warning}" for warning in head.warnings)
+    if summary.headline is not None:  # with or without an axis view (the notes were inside it)
+        lines.extend(f"  note: {warning}" for warning in summary.headline.warnings)
     return lines
 
 
