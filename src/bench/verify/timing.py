@@ -64,11 +64,20 @@ def _run_id_not_after(bundle: Path, run_id: str, bundled: datetime) -> None:
     """A run id names the time its run started (a merged run's: the merge), so a bundle
     cannot be made before it: a run id of 2999 in a bundle signed today is a name chosen to
     read as the newest run (the board shows it on the row; ids sort by time). No lower
-    bound, as for every time here: a run id may look older than the run's ``created_at``."""
+    bound, as for every time here: a run id may look older than the run's ``created_at``.
+    Digits that name no calendar time (``20261399T…``, ``99999999T…``: the id rule checks
+    digits, not dates) are refused: they sort after every real time, so they were the way
+    around the bound."""
     try:
         named = datetime.strptime(run_id[:16], "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
     except ValueError:
-        return  # no calendar time (the id rule checks digits, not dates): nothing to bound
+        raise VerifyFailure(
+            Code.RECORD_INVALID,
+            f"run id {run_id} names no calendar time (bench run names a run by the UTC time "
+            "it started: YYYYMMDDTHHMMSSZ)",
+            path=str(bundle / MANIFEST),
+            field="run_id",
+        ) from None
     _not_after(named, bundled, bundle / MANIFEST, "run_id")
 
 
