@@ -728,7 +728,7 @@ def test_an_event_stream_under_another_media_type_is_read_as_one(content_type: s
     response_bytes = f"HTTP/1.1 200 OK\r\n{head}Content-Length: {len(GOOD)}\r\n\r\n".encode() + GOOD
     response, engine = complete([response_bytes])
     assert response.content == "Sunny." and len(engine.bodies) == 1
-    assert response.raw is not None and len(response.raw["events"]) == 3
+    assert response.raw is not None and response.raw["stream_events"] == 3
 
 
 def test_an_event_stream_that_begins_with_a_byte_order_mark() -> None:
@@ -1265,3 +1265,87 @@ def test_mistral_plain_content_as_a_list_of_chunks() -> None:
     }
     response, _ = complete([reply(json.dumps(data).encode(), JSON)], stream=False)
     assert response.content == "Sunny."
+
+
+# llama.cpp's llama-server on /v1/chat/completions, two calls in one answer, as recorded from
+# the build tests/real/test_real_llama_server_tool_stream.py runs (SmolLM2 with Qwen2.5's
+# template, asked to copy two <tool_call>s): its response head and chunk framing verbatim, the
+# events with their keys in its order and compact JSON, ids shortened, one ``created``.
+LLAMA_HEAD = (
+    b"HTTP/1.1 200 OK\r\nServer: llama.cpp\r\nAccess-Control-Allow-Origin: \r\n%b"
+    b"Keep-Alive: timeout=5, max=100\r\n\r\n"
+)
+LLAMA_USAGE = {"completion_tokens": 68, "prompt_tokens": 316, "total_tokens": 384,
+               "prompt_tokens_details": {"cached_tokens": 315}}  # fmt: skip
+LLAMA_TIMINGS = {"cache_n": 315, "prompt_n": 1, "prompt_ms": 99.505,
+                 "prompt_per_token_ms": 99.505, "prompt_per_second": 10.049746243907341,
+                 "predicted_n": 68, "predicted_ms": 5140.261,
+                 "predicted_per_token_ms": 76.72031343283582,
+                 "predicted_per_second": 13.034357593904277}  # fmt: skip
+LLAMA_IDS = ("LmIf3gHn", "YmeKubVb")
+LLAMA_PIECES = ["{", '"', "order", "_", "id", '":', ' "', "1", "{n}", '"', "}"]
+
+
+def _llama_event(choices: list[dict[str, Any]], **extra: Any) -> bytes:
+    data = {"choices": choices, "created": 1796632441, "id": "chatcmpl-w7zK",
+            "model": "smollm2", "system_fingerprint": "b1-0c1e570",
+            "object": "chat.completion.chunk", **extra}  # fmt: skip
+    return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
+
+
+def _llama_delta(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    return _llama_event([{"finish_reason": finish, "index": 0, "delta": delta}])
+
+
+def llama_server_two_calls() -> bytes:
+    """Each event its own HTTP chunk but the last two (finish_reason, then usage under
+    ``choices: []``); a call's ``id``, ``type`` and name only in its first delta, with ``{``;
+    its arguments a token at a time; ``index`` 0 then 1."""
+    events = [_llama_delta({"role": "assistant", "content": None})]
+    for index, (call_id, n) in enumerate(zip(LLAMA_IDS, "23", strict=True)):
+        first, *rest = (piece.replace("{n}", n) for piece in LLAMA_PIECES)
+        function = {"name": "get_order", "arguments": first}
+        opened = {"index": index, "id": call_id, "type": "function", "function": function}
+        events.append(_llama_delta({"tool_calls": [opened]}))
+        for piece in rest:
+            part = {"index": index, "function": {"arguments": piece}}
+            events.append(_llama_delta({"tool_calls": [part]}))
+    ending = _llama_delta({}, "tool_calls") + _llama_event(
+        [], usage=LLAMA_USAGE, timings=LLAMA_TIMINGS
+    )
+    body = b"".join(b"%x\r\n%b\r\n" % (len(e), e) for e in [*events, ending, b"data: [DONE]\n\n"])
+    framing = b"Content-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+    return LLAMA_HEAD % (b"X-Accel-Buffering: no\r\n" + framing) + body + b"0\r\n\r\n"
+
+
+def llama_server_two_calls_plain() -> bytes:
+    """The same answer unstreamed: ``content: ""``, each call's ``id`` after its function."""
+    calls = [{"type": "function", "function": {"name": "get_order",
+              "arguments": json.dumps({"order_id": f"1{n}"})}, "id": call_id}
+             for call_id, n in zip(LLAMA_IDS, "23", strict=True)]  # fmt: skip
+    message = {"role": "assistant", "content": "", "tool_calls": calls}
+    data = {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": message}],
+            "created": 1796632460, "model": "smollm2", "system_fingerprint": "b1-0c1e570",
+            "object": "chat.completion", "usage": LLAMA_USAGE, "id": "chatcmpl-5Itv",
+            "timings": LLAMA_TIMINGS}  # fmt: skip
+    body = json.dumps(data, separators=(",", ":")).encode()
+    framing = b"Content-Type: application/json; charset=utf-8\r\nContent-Length: %d\r\n"
+    return LLAMA_HEAD % (framing % len(body)) + body
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_llama_server_two_tool_calls_as_it_writes_them(stream: bool) -> None:
+    """Read the same plain and streamed: both calls, each under the server's own id (sent
+    back with its result), the usage from the chunk after finish_reason, cached tokens too."""
+    answer = llama_server_two_calls() if stream else llama_server_two_calls_plain()
+    response, engine = complete([answer], stream=stream)
+    assert calls(response) == [("get_order", {"order_id": "12"}),
+                               ("get_order", {"order_id": "13"})]  # fmt: skip
+    assert [c.id for c in response.tool_calls] == list(LLAMA_IDS)
+    assert all(c.arguments_error is None for c in response.tool_calls)
+    assert response.content == ""
+    assert response.usage is not None
+    assert (response.usage.prompt_tokens, response.usage.completion_tokens) == (316, 68)
+    assert response.usage.cached_tokens == 315
+    assert response.raw["response"]["choices"][0]["finish_reason"] == "tool_calls"
+    assert len(engine.bodies) == 1

@@ -32,6 +32,7 @@ from urllib.parse import unquote
 
 from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.errors import BenchError, EntrantError, HarnessFault
+from bench.core.recordtext import showable
 from bench.core.trace import Exchange, Message, ToolCall, ToolCallRequest, ToolDef
 from bench.targets.agent import AgentReplyError
 from bench.targets.base import (
@@ -40,6 +41,7 @@ from bench.targets.base import (
     AgentReply,
     AgentTarget,
     Pricing,
+    counted,
     too_deep,
 )
 from bench.targets.http import loads_strict
@@ -54,6 +56,21 @@ MAX_BODY = 1024 * 1024
 READ_TIMEOUT_S = 30.0
 REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed"}
 REASONS |= {409: "Conflict", 411: "Length Required", 413: "Payload Too Large", 500: "Error"}
+
+
+TOOL_NAME_LIMIT = 256
+"""The most characters of a tool name an agent's call keeps (no tool is named half as long)."""
+
+
+def tool_name(name: str) -> str:
+    """The tool an agent named in its call's URL, as a record may hold it: percent-decoded,
+    the path may spell any text, and a control character, a non-character or a run of
+    combining marks recorded as the name made the run's bundle unverifiable (``TEXT_INVALID``,
+    ``LIMIT_COMBINING``). Such a name is kept escaped (``core.recordtext.showable``), cut to
+    ``TOOL_NAME_LIMIT`` characters: no tool has it, so the call is the agent's unknown tool, as
+    before. The same for a call the run took and verify's re-drive of it."""
+    kept = showable(name)
+    return kept if len(kept) <= TOOL_NAME_LIMIT else kept[:TOOL_NAME_LIMIT] + "…"
 
 
 @dataclass
@@ -79,6 +96,7 @@ class ToolSession:
     def call(self, name: str, body: bytes) -> tuple[int, Any]:
         if self.failure is not None:
             return 409, {"error": "this attempt is over"}
+        name = tool_name(name)
         self.calls += 1
         call_id = f"call-{self.calls}"
         problem: str | None = None
@@ -130,7 +148,7 @@ class ToolSession:
         """Record a call whose body was refused (``error`` as ``call`` words it); the verifier
         uses it to re-drive a recorded refusal, whose body the trace does not keep."""
         self.calls += 1
-        self._refuse(f"call-{self.calls}", name, error)
+        self._refuse(f"call-{self.calls}", tool_name(name), error)
 
     def _refuse(self, call_id: str, name: str, error: str) -> dict[str, str]:
         self.trace.tool_calls.append(
@@ -260,18 +278,20 @@ def _account(
     response: dict[str, Any],
     latency: float,
 ) -> None:
-    cost: float | None = None
-    if reply.usage is None:
-        trace.usage_complete = False
-    else:
-        trace.usage = trace.usage.plus(reply.usage)
+    if reply.usage is not None:  # the budgets count what the agent reported
         meter.tokens += reply.usage.total
         if pricing is not None:
-            cost = pricing.cost(reply.usage)
-            trace.cost += cost
-            meter.dollars += cost
+            meter.dollars += pricing.cost(reply.usage)
+    # the record counts what it can hold (targets.base.counted)
+    usage, cost = counted(trace.usage, trace.cost, reply.usage, pricing)
+    if usage is None:
+        trace.usage_complete = False
+    else:
+        trace.usage = trace.usage.plus(usage)
     if cost is None:
         trace.cost_complete = False
+    else:
+        trace.cost += cost
     trace.exchanges.append(
         Exchange(
             index=len(trace.exchanges),
@@ -279,7 +299,7 @@ def _account(
             request=reply.request,
             response=response,
             latency_s=round(latency, 6),
-            usage=reply.usage,
+            usage=usage,
             cost_usd=cost,
         )
     )

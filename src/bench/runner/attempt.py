@@ -32,6 +32,7 @@ from bench.targets.base import (
     ModelResponse,
     Pricing,
     Target,
+    counted,
     failed_call,
     is_agent,
 )
@@ -255,18 +256,20 @@ class Attempt:
         )
 
     def _account(self, request: ModelRequest, response: ModelResponse, latency: float) -> None:
-        cost: float | None = None
-        if response.usage is None:
-            self.trace.usage_complete = False
-        else:
-            self.trace.usage = self.trace.usage.plus(response.usage)
+        if response.usage is not None:  # the budgets count what the endpoint reported
             self.meter.tokens += response.usage.total
             if self.pricing is not None:
-                cost = self.pricing.cost(response.usage)
-                self.trace.cost += cost
-                self.meter.dollars += cost
+                self.meter.dollars += self.pricing.cost(response.usage)
+        # the record counts what it can hold (targets.base.counted)
+        usage, cost = counted(self.trace.usage, self.trace.cost, response.usage, self.pricing)
+        if usage is None:
+            self.trace.usage_complete = False
+        else:
+            self.trace.usage = self.trace.usage.plus(usage)
         if cost is None:
             self.trace.cost_complete = False
+        else:
+            self.trace.cost += cost
         # request.wire() and its hash, from each message's dump made once per attempt
         wire, request_hash = self.recorder.wire(request)
         self.trace.exchanges.append(
@@ -276,7 +279,7 @@ class Attempt:
                 request=wire,
                 response=response.record(),
                 latency_s=round(latency, 6),
-                usage=response.usage,
+                usage=usage,
                 cost_usd=cost,
             )
         )

@@ -30,7 +30,7 @@ from .base import (
     split_think,
     token_counts,
 )
-from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object
+from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object, quoted
 from .openai import EMPTY_PARAMETERS, tool_arguments
 
 PATH = "/v1/messages"
@@ -146,7 +146,7 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
     if data.get("type") == "error":
         error = data.get("error")
         said = error.get("message") if isinstance(error, dict) else error
-        raise EntrantError(f"the body is an error: {said}", code="ENDPOINT_BAD_RESPONSE")
+        raise EntrantError(f"the body is an error: {quoted(said)}", code="ENDPOINT_BAD_RESPONSE")
     blocks = data.get("content")
     if not isinstance(blocks, list):
         raise EntrantError("the message has no content list", code="ENDPOINT_BAD_RESPONSE")
@@ -267,7 +267,7 @@ class MessageStream:
                 raise AttemptFailed(
                     Failure(
                         code="ENDPOINT_STREAM_ERROR",
-                        message=f"the stream reported an error: {said}",
+                        message=f"the stream reported an error: {quoted(said)}",
                         retryable=True,
                     )
                 )

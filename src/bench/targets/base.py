@@ -18,6 +18,7 @@ from bench.core.ids import ID_PATTERN
 from bench.core.models import FORMAT_VERSION, Strict
 from bench.core.trace import (
     FAILED_CALL,
+    MAX_DOLLARS,
     MAX_TOKENS,
     Message,
     ToolCallRequest,
@@ -238,6 +239,29 @@ class Pricing(Strict):
             + usage.cached_tokens * cached_rate
             + usage.completion_tokens * self.completion_per_mtok
         ) / 1_000_000
+
+
+def counted(
+    total: Usage, spent: float, usage: Usage | None, pricing: Pricing | None
+) -> tuple[Usage | None, float | None]:
+    """What one model call (or an agent's turn) adds to its attempt's record: its tokens, and
+    their cost at ``pricing``; None for either that is not measured. Neither is when the call
+    reports no tokens, nor when adding them would take the attempt past what a record holds
+    (``MAX_TOKENS`` a count, ``MAX_DOLLARS`` a cost): an endpoint may report up to
+    ``MAX_TOKENS`` a call, and before 2026-12-07 two such calls, or one call priced past
+    $1,000,000, failed the attempt's record inside the harness (a harness fault the endpoint
+    chose). The run and verify's re-drive both count here, so they agree."""
+    if usage is None:
+        return None, None
+    prompt = total.prompt_tokens + usage.prompt_tokens  # cached tokens are a part of these
+    if max(prompt, total.completion_tokens + usage.completion_tokens) > MAX_TOKENS:
+        return None, None
+    if pricing is None:
+        return usage, None
+    cost = pricing.cost(usage)
+    if not 0 <= cost <= MAX_DOLLARS or spent + cost > MAX_DOLLARS:  # NaN fails too
+        return usage, None
+    return usage, cost
 
 
 TargetKind = Literal["scripted", "cassette", "openai", "anthropic", "http-agent"]
@@ -465,6 +489,7 @@ __all__ = [
     "AgentTarget",
     "HTTP_KINDS",
     "check_filtered",
+    "counted",
     "cut_short",
     "ModelRequest",
     "ModelResponse",

@@ -69,6 +69,16 @@ MAX_BODY_BYTES = 16 * 1024 * 1024
 MAX_ERROR_BYTES = 64 * 1024
 DEADLINE_GRACE_S = 1.0
 RECORDED_HEADERS = ("server", "x-request-id", "request-id")
+HEADER_TEXT_LIMIT = 256
+"""How much of a recorded header's value a trace keeps. A header comes with every exchange of
+a run: a server sending a 60 KB ``server`` header (``wire`` reads a head of up to 64 KB, httpx
+more) added some 80 MB to each of a suite run's attempts and cassette (172 tasks x 5, 1,325
+calls), past the 64 MiB a bundle's file may hold (``LIMIT_SIZE``)."""
+MESSAGE_LIMIT = 4000
+"""How much of a failure's message a trace keeps: the server's words are cut at
+``ERROR_TEXT_LIMIT``, this bounds what the harness says around them. An error quoted whole is
+written in the attempt's reason, its failed call and the cassette: 9 MB of a server's message
+made a run of four attempts 75 MB of attempts, past what a bundle may hold (``LIMIT_SIZE``)."""
 REDACTED = "[redacted]"
 PROXY_VARIABLES = ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY")
 
@@ -86,7 +96,7 @@ class Failure:
     def __post_init__(self) -> None:
         # The message may quote the server (an error body, a status line): it is recorded,
         # and a control character in it made the run's bundle unverifiable (TEXT_INVALID).
-        object.__setattr__(self, "message", showable(self.message))
+        object.__setattr__(self, "message", cut(showable(self.message), MESSAGE_LIMIT))
 
 
 class NeverConnected(EntrantError):
@@ -146,7 +156,12 @@ class Reply:
             "attempts": self.attempts,
         }
         if self.events is not None:
-            raw["events"] = [event.wire() for event in self.events]
+            # How many events, not each one: verify reads the assembled body (``response``),
+            # and a copy of every event (a token each, ~250 bytes of JSON around it) made a
+            # streamed answer 40 times the size of the same answer unstreamed: a reasoning
+            # model's streamed run of the whole suite was gigabytes, past what a bundle may
+            # hold (``LIMIT_SIZE``, ``BUNDLE_TOO_LARGE``).
+            raw["stream_events"] = len(self.events)
         return raw
 
 
@@ -187,6 +202,17 @@ def _retry_after_ms(value: str | None) -> float | None:
     if millis is None or millis != millis or millis in (float("inf"), float("-inf")):
         return None
     return max(0.0, millis / 1000)
+
+
+def cut(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and an ellipsis."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def quoted(value: Any) -> str:
+    """What a server said (an error's ``message``, which may be any JSON value) as a failure
+    quotes it: at most ``ERROR_TEXT_LIMIT`` characters."""
+    return cut(value if isinstance(value, str) else str(value), ERROR_TEXT_LIMIT)
 
 
 def as_object(value: Any) -> dict[str, Any]:
@@ -804,7 +830,7 @@ class HttpEndpoint:
         status = response.status_code
         headers = response.headers
         recorded = {
-            name: showable(scrub(headers[name], self.secrets))
+            name: cut(showable(scrub(headers[name], self.secrets)), HEADER_TEXT_LIMIT)
             for name in RECORDED_HEADERS
             if name in headers
         }
@@ -956,6 +982,7 @@ __all__ = [
     "UnfitJson",
     "loads_strict",
     "nests_too_deep",
+    "quoted",
     "parse_retry_after",
     "scrub",
 ]

@@ -33,7 +33,15 @@ from .base import (
     token_counts,
     too_deep,
 )
-from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object, loads_strict
+from .http import (
+    AttemptFailed,
+    Failure,
+    HttpEndpoint,
+    SseEvent,
+    as_object,
+    loads_strict,
+    quoted,
+)
 
 PATH = "/chat/completions"
 FAILED_FINISH = ("error", "abort")
@@ -196,7 +204,7 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
     choices = data.get("choices")
     error = data.get("error")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        said = f": {error.get('message')}" if isinstance(error, dict) else ""
+        said = f": {quoted(error.get('message'))}" if isinstance(error, dict) else ""
         raise EntrantError(f"the response has no choices{said}", code="ENDPOINT_BAD_RESPONSE")
     choice = choices[0]
     if error or choice.get("finish_reason") in FAILED_FINISH:  # "error": null is no error
@@ -206,7 +214,7 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
         told = error.get("message") if isinstance(error, dict) else error
         said = told or f"finish_reason {choice.get('finish_reason')}"
         raise EntrantError(
-            f"the body reports an error beside its choices: {said}",
+            f"the body reports an error beside its choices: {quoted(said)}",
             code="ENDPOINT_BAD_RESPONSE",
         )
     message = choice.get("message")
@@ -319,7 +327,7 @@ class ChatStream:
                 raise AttemptFailed(
                     Failure(
                         code="ENDPOINT_STREAM_ERROR",
-                        message=f"the stream reported an error: {said}",
+                        message=f"the stream reported an error: {quoted(said)}",
                         retryable=True,
                     )
                 )
