@@ -138,3 +138,22 @@ def test_the_mark_table_is_every_mark() -> None:
     for code in inside:  # each is found by the scan, BMP or astral
         assert jsonsafe.mark_run("a" + chr(code) * 31) == 1, hex(code)
         assert jsonsafe.mark_run("a" + chr(code) * 30) is None, hex(code)
+
+
+def test_text_without_a_long_run_outside_ascii_never_makes_the_table() -> None:
+    """The table of marks held 17 MiB at its peak when made (a scripted run answering in
+    Turkish made it at its first answer: 65 MiB of peak RSS instead of 58). Every mark is
+    outside ASCII, so text with no run of 31 such characters is cleared without it."""
+    import subprocess
+
+    script = (
+        "from bench.core import recordtext as r\n"
+        "assert r.mark_run('İade talebiniz alındı; ücret 14 gün içinde iade edilir.') is None\n"
+        "assert r.mark_run('ab' + 'çşğ' * 10) is None\n"
+        "print(r.mark_points.cache_info().currsize)\n"
+        "assert r.mark_run('a' + '\\u0301' * 31) == 1\n"
+        "print(r.mark_points.cache_info().currsize)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "1"]

@@ -101,17 +101,24 @@ none in this Python's Unicode)."""
 
 @functools.cache
 def mark_points() -> tuple[int, ...]:
-    """Every ``is_mark`` character, as code points (about 2,150; 80 ms, made at the first
-    record that is not plain ASCII)."""
-    points = [code for plane in MARK_PLANES for code in plane if not 0xD800 <= code <= 0xDFFF]
-    text = "".join(map(chr, points))
-    flags = map(bool, map(unicodedata.combining, text))
-    kinds = map(unicodedata.category, text)
-    found = [
-        code
-        for code, combining, kind in zip(points, flags, kinds, strict=True)
-        if combining or kind in ("Mn", "Me", "Cf")
-    ]
+    """Every ``is_mark`` character, as code points (about 2,150; made at the first string with
+    a run of more than ``MAX_MARKS`` characters that are not ASCII). One plane at a time, a
+    block of 4,096 code points at a time: the whole table made from lists of every code point
+    held 17 MiB at its peak, a quarter of a whole run's memory (docs/PERFORMANCE.md, issue 19)."""
+    found: list[int] = []
+    for plane in MARK_PLANES:
+        for start in range(plane.start, plane.stop, 4096):
+            block = [
+                c for c in range(start, min(start + 4096, plane.stop)) if not 0xD800 <= c <= 0xDFFF
+            ]
+            text = "".join(map(chr, block))
+            flags = map(bool, map(unicodedata.combining, text))
+            kinds = map(unicodedata.category, text)
+            found += [
+                code
+                for code, combining, kind in zip(block, flags, kinds, strict=True)
+                if combining or kind in ("Mn", "Me", "Cf")
+            ]
     found += [code for code in (0xFF9E, 0xFF9F) if is_mark(chr(code))]
     return tuple(sorted(found))
 
@@ -140,12 +147,15 @@ def _astral_marks() -> dict[int, int]:
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_LONG_NON_ASCII = re.compile(f"[^\\x00-\\x7f]{{{MAX_MARKS + 1}}}")
 
 
 def mark_run(text: str) -> int | None:
     """Where ``text`` first holds more than ``MAX_MARKS`` marks (``is_mark``) in a row, or
-    None: one scan of the text, two when it holds an astral character."""
-    if text.isascii():
+    None: one scan of the text, two when it holds an astral character. Every mark is outside
+    ASCII, so text with no run of more than ``MAX_MARKS`` characters outside it (any answer in
+    a language written with spaces) holds none, and the table of marks is not made for it."""
+    if text.isascii() or _LONG_NON_ASCII.search(text) is None:
         return None
     if _ASTRAL.search(text) is not None:
         text = text.translate(_astral_marks())  # one character for one: positions hold
