@@ -55,8 +55,11 @@ def ssh_keygen() -> str:
     return ensure_ssh_keygen()
 
 
-JsonDecide = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
-"""A loopback endpoint's behaviour: a POST's JSON body -> (HTTP status, JSON reply)."""
+JsonDecide = Callable[[dict[str, Any]], tuple[Any, ...]]
+"""A loopback endpoint's behaviour: a POST's JSON body -> (HTTP status, reply) or (HTTP status,
+reply, headers). A reply of bytes is sent as it is (JSON ``json.dumps`` would not write: a lone
+surrogate's escape, ``1e400``), anything else as its JSON; headers replace the default
+``Content-Type: application/json``."""
 
 
 @pytest.fixture
@@ -69,10 +72,12 @@ def json_server() -> Iterator[Callable[[JsonDecide], str]]:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                status, reply = decide(body)
-                data = json.dumps(reply).encode()
+                status, reply, *more = decide(body)
+                headers = more[0] if more else {"Content-Type": "application/json"}
+                data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

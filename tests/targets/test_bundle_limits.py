@@ -16,11 +16,9 @@ whole, with every exchange.
 from __future__ import annotations
 
 import json
-import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,35 +35,10 @@ Decide = Callable[[dict[str, Any]], Reply]
 
 
 @pytest.fixture
-def server() -> Iterator[Callable[[Decide], str]]:
+def server(json_server: Callable[[Decide], str]) -> Callable[[Decide], str]:
     """Loopback servers answering each POST's JSON body with ``decide(body)``: a status, the
-    body's bytes as they are, and its headers."""
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(decide: Decide) -> str:
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                status, data, headers = decide(body)
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        servers.append(httpd)
-        return f"http://127.0.0.1:{httpd.server_address[1]}"
-
-    yield start
-    for httpd in servers:
-        httpd.shutdown()
-        httpd.server_close()
+    body's bytes as they are, and its headers (``json_server``)."""
+    return json_server
 
 
 JSON = {"Content-Type": "application/json"}

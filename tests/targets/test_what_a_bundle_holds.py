@@ -14,9 +14,7 @@ and the bundle of that run was refused whole (``LIMIT_DEPTH``: a record line nes
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -128,61 +126,39 @@ def test_the_deepest_body_and_arguments_taken_make_a_bundle_that_verifies(
 
 
 @pytest.fixture
-def raw_server() -> Iterator[Callable[..., str]]:
+def raw_server(json_server: Callable[[Callable[..., Any]], str]) -> Callable[..., str]:
     """Chat-completions servers whose call arguments (a JSON string holding ``arguments``) and
     answer field ``extra`` are JSON text written as is: ``json.dumps`` writes neither a lone
     surrogate's escape inside arguments nor ``1e400``. With ``refusal``, every third request
     is answered ``400`` with those bytes: the first, fourth, ... request."""
-    servers: list[ThreadingHTTPServer] = []
 
     def start(arguments: str, extra: str, refusal: bytes | None = None) -> str:
         asked = iter(range(1_000_000))
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if refusal is not None and next(asked) % 3 == 0:  # every third request
-                    self.send_response(400)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(refusal)))
-                    self.end_headers()
-                    self.wfile.write(refusal)
-                    return
-                answered = any(m.get("role") == "tool" for m in body["messages"])
-                if body.get("tools") and not answered:
-                    name = json.dumps(body["tools"][0]["function"]["name"])
-                    function = f'{{"name": {name}, "arguments": {json.dumps(arguments)}}}'
-                    message = (
-                        '{"role": "assistant", "content": null, "tool_calls": '
-                        f'[{{"id": "c1", "type": "function", "function": {function}}}]}}'
-                    )
-                    finish = "tool_calls"
-                else:
-                    message = f'{{"role": "assistant", "content": "Done.", "extra": {extra}}}'
-                    finish = "stop"
-                data = (
-                    '{"id": "r", "object": "chat.completion", "model": "m", "choices": '
-                    f'[{{"index": 0, "message": {message}, "finish_reason": "{finish}"}}], '
-                    '"usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}'
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+        def decide(body: dict[str, Any]) -> tuple[int, bytes]:
+            if refusal is not None and next(asked) % 3 == 0:  # every third request
+                return 400, refusal
+            answered = any(m.get("role") == "tool" for m in body["messages"])
+            if body.get("tools") and not answered:
+                name = json.dumps(body["tools"][0]["function"]["name"])
+                function = f'{{"name": {name}, "arguments": {json.dumps(arguments)}}}'
+                message = (
+                    '{"role": "assistant", "content": null, "tool_calls": '
+                    f'[{{"id": "c1", "type": "function", "function": {function}}}]}}'
+                )
+                finish = "tool_calls"
+            else:
+                message = f'{{"role": "assistant", "content": "Done.", "extra": {extra}}}'
+                finish = "stop"
+            return 200, (
+                '{"id": "r", "object": "chat.completion", "model": "m", "choices": '
+                f'[{{"index": 0, "message": {message}, "finish_reason": "{finish}"}}], '
+                '"usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}'
+            ).encode()
 
-            def log_message(self, *args: object) -> None:
-                pass
+        return json_server(decide)
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    return start
 
 
 def _bundle_verdict(tmp_path: Path, run: Any) -> Any:
