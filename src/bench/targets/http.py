@@ -279,6 +279,16 @@ def _too_deep_failure(what: str) -> AttemptFailed:
     )
 
 
+def _unfit_failure(what: str, exc: UnfitJson) -> AttemptFailed:
+    return AttemptFailed(
+        Failure(
+            code="ENDPOINT_BAD_JSON",
+            message=f"{what} is JSON a trace cannot hold ({exc})",
+            retryable=True,
+        )
+    )
+
+
 def loads_strict(data: str | bytes) -> Any:
     """JSON a record can hold: no NaN or Infinity, no number that overflows to infinity, no
     text ``bench verify`` refuses in a record (``UnfitJson``). What ``json.loads(data,
@@ -486,13 +496,7 @@ def _event(name: str | None, data: list[str]) -> SseEvent:
     except RecursionError:
         raise _too_deep_failure("a stream event") from None
     except UnfitJson as exc:
-        raise AttemptFailed(
-            Failure(
-                code="ENDPOINT_BAD_JSON",
-                message=f"a stream event is JSON a trace cannot hold ({exc})",
-                retryable=True,
-            )
-        ) from None
+        raise _unfit_failure("a stream event", exc) from None
     except ValueError:
         if text.strip() == "[DONE]":
             return SseEvent(name, "[DONE]")
@@ -795,13 +799,7 @@ class HttpEndpoint:
         except RecursionError:
             raise _too_deep_failure("the body") from None
         except UnfitJson as exc:
-            raise AttemptFailed(
-                Failure(
-                    code="ENDPOINT_BAD_JSON",
-                    message=f"HTTP {status} but the body is JSON a trace cannot hold ({exc})",
-                    retryable=True,
-                )
-            ) from None
+            raise _unfit_failure(f"HTTP {status} but the body", exc) from None
         except ValueError as exc:
             what = "empty" if not raw.strip() else f"not complete JSON ({exc})"
             raise AttemptFailed(
