@@ -182,3 +182,44 @@ def test_a_run_file_that_is_not_utf8_or_not_a_file_is_run_corrupt(
     assert info.value.code == "RUN_CORRUPT"
     assert info.value.path == str(target)
     assert says in info.value.message
+
+
+def test_a_status_makes_the_attempt_names_before_it_durable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Attempt files are linked into place without a directory sync each (their bytes are
+    synced); the next status write syncs the attempts directory first, so a status never
+    counts an attempt whose name a power cut could take back."""
+    store = RunStore(tmp_path / "runs")
+    run = store.resolve(str(make(store, "20261201T100000Z-aaaaaa")))
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    record = AttemptRecord(
+        run_id=run.run_id,
+        config_fingerprint="f",
+        task_id="a",
+        task_fingerprint="t",
+        family="grounded-qa",
+        split="public",
+        repeat=0,
+        outcome="scored",
+        value=1.0,
+        passed=True,
+        started_at=WHEN,
+        finished_at=WHEN,
+        trace=Trace(answers=["x"]),
+    )
+    written = run.write_attempt(record)
+    attempts = str(written.parent)
+    assert attempts not in synced  # the file's bytes only
+    assert len(synced) == 1 and synced[0].endswith(".part")
+    run.write_status(status(run.run_id).model_copy(update={"attempts_done": 1}))
+    # the attempts directory, then the status's temp file, then the run directory
+    assert synced[1:] == [attempts, synced[2], str(run.path)]
+    assert Path(synced[2]).parent == run.path and synced[2].endswith(".part")

@@ -50,11 +50,20 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
     _fsync_dir(path.parent)
 
 
-def write_once(path: Path, data: bytes) -> None:
+def sync_dir(directory: Path) -> None:
+    """Make the names created in ``directory`` durable (what ``write_once(..., durable=False)``
+    left to the caller)."""
+    _fsync_dir(directory)
+
+
+def write_once(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Create ``path`` with ``data``; raise ``FileExistsError`` if it already exists.
 
-    The file appears complete or not at all: it is written to a temp file and hard-linked
-    into place, and a link never replaces an existing name.
+    The file appears complete or not at all: it is written to a temp file (its bytes synced
+    to disk) and hard-linked into place, and a link never replaces an existing name.
+    ``durable=False`` leaves the directory unsynced: after a power cut the name may be gone
+    (never the file half there); the caller syncs the directory once for many files
+    (``sync_dir``), before anything that counts them.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = _temp_with(path.parent, data)
@@ -63,7 +72,8 @@ def write_once(path: Path, data: bytes) -> None:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
-__all__ = ["write_atomic", "write_once"]
+__all__ = ["sync_dir", "write_atomic", "write_once"]

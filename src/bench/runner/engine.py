@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -41,6 +41,7 @@ from .agent import ToolServer
 from .attempt import Attempt, EntrantFault
 from .budget import Meter, OverBudget, effective_budget
 from .progress import NullProgress, ProgressSink
+from .size import SizeWatch
 
 if TYPE_CHECKING:  # the judge's client and calibration load only for a run with a judge
     from pathlib import Path
@@ -68,6 +69,8 @@ class RunPlan:
     tools: ToolServer | None = None  # serves agent-style targets' tools; one per run
     # Stop after this many attempts in a row could not connect at all (EndpointWatch); 0: never.
     stop_unreachable: int = 0
+    # Told, once, when the run's records will not fit in a bundle (SizeWatch); None: not told.
+    on_notice: Callable[[str], None] | None = None
 
     @functools.cached_property
     def config_fingerprint(self) -> str:
@@ -294,9 +297,14 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     # 1,000 attempts. They wait compressed in an anonymous temporary file (_Spool): held as
     # text they were a third of a long run's memory, and compressed still 1 MiB per 860.
     spool = _Spool(plan.run.path) if config.record_cassette else None
-    if spool is not None:
-        for r in existing:
-            spool.add(r.task_id, r.repeat, _pack(exchange_lines(r)))
+    size = SizeWatch(total) if plan.on_notice is not None else None
+    for r in existing if spool is not None or size is not None else ():
+        lines = exchange_lines(r)
+        if spool is not None:
+            spool.add(r.task_id, r.repeat, _pack(lines))
+        if size is not None and plan.on_notice is not None:
+            for text in size.add(r.task_id, r.repeat, lines):
+                plan.on_notice(text)
     done = len(done_keys)
     skipped: list[AttemptKey] = []
     exhausted_reason: list[str] = []
@@ -322,13 +330,16 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
             update={"attempts_done": done, "updated_at": utc_now(), "elapsed_s": elapsed()}
         )
 
-    def write(record: AttemptRecord) -> None:
+    def write(record: AttemptRecord) -> list[str]:
+        """On the writer thread: the attempt's file, its cassette lines, and what the size
+        watch has to say (printed by ``keep``, on the loop's thread)."""
         lines = exchange_lines(record)
         plan.run.write_attempt(record, lines)
         with count_lock:
             files_written[0] += 1
         if spool is not None:
             spool.add(record.task_id, record.repeat, _pack(lines))
+        return size.add(record.task_id, record.repeat, lines) if size is not None else []
 
     async def one(task: Task, repeat: int) -> None:
         async with gate:
@@ -353,7 +364,10 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
 
     async def keep(record: AttemptRecord) -> None:
         nonlocal done, status_written
-        await loop.run_in_executor(writer, write, record)
+        said = await loop.run_in_executor(writer, write, record)
+        if said and plan.on_notice is not None:
+            for text in said:
+                plan.on_notice(text)
         done += 1
         sink.attempt(record, done, total)
         if time.perf_counter() - status_written >= STATUS_EVERY_S and not status_lock.locked():

@@ -297,7 +297,7 @@ def start_run(
         run = store.create(prepared.config, status)
         if prepared.shard is not None:
             write_shard_info(run.path, prepared.shard)
-        return run, _go(run, prepared, progress, request.stop_unreachable)
+        return run, _go(run, prepared, progress, request.stop_unreachable, request.on_notice)
     finally:
         prepared.close()
 
@@ -314,7 +314,9 @@ def resume_run(
         request = dataclasses.replace(request, shard=recorded_shard.shard)  # resume the same slice
     prepared = prepare(request, store, run_id=old.run_id, created=old.created_at)
     try:
-        return run, _resume(run, old, prepared, progress, request.stop_unreachable)
+        return run, _resume(
+            run, old, prepared, progress, request.stop_unreachable, request.on_notice
+        )
     finally:
         prepared.close()
 
@@ -325,6 +327,7 @@ def _resume(
     prepared: Prepared,
     progress: ProgressSink | None,
     stop_unreachable: int,
+    on_notice: Callable[[str], None] | None = None,
 ) -> RunStatus:
     before, after = old.resume_key(), prepared.config.resume_key()
     changed = sorted(key for key in before if before[key] != after.get(key))
@@ -360,11 +363,15 @@ def _resume(
             }
         )
     )
-    return _go(run, prepared, progress, stop_unreachable)
+    return _go(run, prepared, progress, stop_unreachable, on_notice)
 
 
 def _go(
-    run: RunDir, prepared: Prepared, progress: ProgressSink | None, stop_unreachable: int
+    run: RunDir,
+    prepared: Prepared,
+    progress: ProgressSink | None,
+    stop_unreachable: int,
+    on_notice: Callable[[str], None] | None = None,
 ) -> RunStatus:
     plan = RunPlan(
         run=run,
@@ -374,6 +381,7 @@ def _go(
         corpora=CorpusLibrary(prepared.tasks.corpus_root),
         judge=prepared.judge,
         stop_unreachable=stop_unreachable,
+        on_notice=on_notice,
     )
 
     async def main() -> RunStatus:
