@@ -17,9 +17,10 @@ from .common import CONTEXT, format_option, runs_dir_option
 def merge(run_refs: tuple[str, ...], runs_dir: Path, fmt: str) -> None:
     """Join the shards of one run (bench run --shard K/N) into one new run directory.
 
-    The shards must share one config fingerprint, cover the task set exactly once and each be
-    complete; otherwise nothing is written (MERGE_FINGERPRINT, MERGE_OVERLAP, MERGE_GAP,
-    MERGE_INCOMPLETE, MERGE_NOT_SHARD).
+    The shards must share one config fingerprint and target (but for where the endpoint is),
+    cover the task set exactly once, each be complete and hold only attempts it recorded
+    itself; otherwise nothing is written (MERGE_FINGERPRINT, MERGE_OVERLAP, MERGE_GAP,
+    MERGE_FOREIGN, MERGE_INCOMPLETE, MERGE_NOT_SHARD).
     """
     from bench.runner.merge import merge_runs
 

@@ -6,7 +6,12 @@ Refusals, each naming the offending runs:
 * ``MERGE_FINGERPRINT`` — the runs do not share one config fingerprint (or one selection);
 * ``MERGE_OVERLAP`` — a task is in more than one run;
 * ``MERGE_GAP`` — a task of the selection is in none of them;
+* ``MERGE_FOREIGN`` — a run holds an attempt file that is not one of its slice's, or that
+  another run (or config) recorded;
 * ``MERGE_INCOMPLETE`` — a run is not ``complete`` or lacks an attempt of its slice.
+
+Every check runs before anything is written; a merge that fails while writing (a full disk)
+removes the directory it was making.
 
 The merged run gets a new run id; its config is the first shard's with the whole selection's
 task ids (in task-set order), so it is exactly the config an unsharded run would have had
@@ -18,6 +23,7 @@ lists the source runs.
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -27,7 +33,7 @@ from bench.core.atomic import write_once
 from bench.core.clock import utc_now
 from bench.core.errors import RunStoreError, UsageError
 from bench.core.ids import new_run_id
-from bench.records.run import AttemptRecord, RunConfig, RunStatus
+from bench.records.run import AttemptRecord, RunConfig, RunStatus, attempt_filename
 from bench.records.store import RunDir, RunStore
 
 from .shards import ShardInfo, read_shard_info
@@ -67,6 +73,41 @@ def _load(run: RunDir) -> _Source:
 
 _SAME_IN_EVERY_SHARD = ("attempt_timeout_s", "task_budget", "seed", "judge")
 
+# What may differ between the targets of two shards run on other machines: where the endpoint
+# is and the variable its key is read from. Everything else of the target (the entrant's code,
+# its pricing, the transport settings, the entrant and display name) is the merged config's,
+# taken from the first shard, so it must be every shard's.
+_MACHINE_LOCAL = frozenset({"base_url", "endpoint_id", "api_key_env"})
+
+
+def _target_differs(mine: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
+    keys = (set(mine) | set(theirs)) - _MACHINE_LOCAL
+    return [f"target.{key}" for key in sorted(keys) if mine.get(key) != theirs.get(key)]
+
+
+def _check_own_attempts(source: _Source) -> None:
+    """Every attempt file of a shard is one of its slice's, recorded by that shard's run: an
+    attempt copied in from another run (another try at the same slice, or another shard) is
+    refused here, where its ``run_id`` still says where it came from; the merge rewrites it."""
+    config = source.config
+    planned = {(tid, r) for tid in config.task_set.task_ids for r in range(config.repeats)}
+    fingerprint = config.fingerprint()
+    for record in source.attempts:
+        name = f"attempts/{attempt_filename(record.task_id, record.repeat)}"
+        problem = None
+        if record.run_id != config.run_id:
+            problem = f"was recorded by run {record.run_id}, not by this one"
+        elif record.config_fingerprint != fingerprint:
+            problem = "was recorded under another config fingerprint"
+        elif record.key not in planned:
+            problem = f"is not an attempt of its slice ({config.repeats} repeat(s) of its tasks)"
+        if problem is not None:
+            raise MergeError(
+                f"shard {source.run.run_id}'s {name} {problem}; merge only what each shard ran",
+                code="MERGE_FOREIGN",
+                path=source.run.path / name,
+            )
+
 
 def check_shards(sources: list[_Source]) -> None:
     """Raise ``MergeError`` unless the runs are the complete, disjoint shards of one run."""
@@ -86,6 +127,7 @@ def check_shards(sources: list[_Source]) -> None:
         # endpoint only (shards on other machines): the fingerprint already holds the rest.
         mine, theirs = first.config.resume_key(), source.config.resume_key()
         differ = [key for key in _SAME_IN_EVERY_SHARD if mine[key] != theirs[key]]
+        differ += _target_differs(first.config.target, source.config.target)
         if differ:
             raise MergeError(
                 f"runs {first.run.run_id} and {source.run.run_id} were run with other "
@@ -121,12 +163,24 @@ def check_shards(sources: list[_Source]) -> None:
             code="MERGE_GAP",
         )
     for source in sources:
+        _check_own_attempts(source)
         planned = {
             (tid, r)
             for tid in source.config.task_set.task_ids
             for r in range(source.config.repeats)
         }
         have = {record.key for record in source.attempts}
+        counted = source.status.attempts_done
+        if len(have) < counted:
+            # Its status counted files that are gone: a resume would re-run finished attempts
+            # (and refuses to: ATTEMPT_REMOVED), so only a new run of the shard mends it.
+            raise MergeError(
+                f"run {source.run.run_id} has {len(have)} attempt file(s) but its status "
+                f"counts {counted}: a finished attempt's file was removed (a finished attempt "
+                "is never run again); run the shard again",
+                code="MERGE_INCOMPLETE",
+                path=source.run.path,
+            )
         if source.status.status != "complete" or not planned <= have:
             lacking = len(planned - have)
             raise MergeError(
@@ -211,6 +265,22 @@ def merge_runs(
         judge_usage=_sum_usage(sources),
     )
     run = store.create(config, status.model_copy(update={"status": "started"}))
+    try:
+        _write(run, config, status, records, _provenance(now, config, sources))
+    except BaseException:
+        # A directory this merge made under a new id, half-written: nothing else is in it.
+        shutil.rmtree(run.path, ignore_errors=True)
+        raise
+    return run, status
+
+
+def _write(
+    run: RunDir,
+    config: RunConfig,
+    status: RunStatus,
+    records: list[AttemptRecord],
+    provenance: dict[str, Any],
+) -> None:
     for record in records:
         run.write_attempt(record)
     if config.record_cassette:
@@ -219,7 +289,12 @@ def merge_runs(
             for record in records
             for exchange in record.trace.exchanges
         )
-    provenance = {
+    write_once(run.path / MERGE_FILE, (json.dumps(provenance, indent=2) + "\n").encode())
+    run.write_status(status)
+
+
+def _provenance(now: datetime, config: RunConfig, sources: list[_Source]) -> dict[str, Any]:
+    return {
         "format_version": 1,
         "merged_at": now.isoformat(),
         "config_fingerprint": config.fingerprint(),
@@ -233,9 +308,6 @@ def merge_runs(
             for s in sources
         ],
     }
-    write_once(run.path / MERGE_FILE, (json.dumps(provenance, indent=2) + "\n").encode())
-    run.write_status(status)
-    return run, status
 
 
 __all__ = ["MERGE_FILE", "MergeError", "check_shards", "merge_runs"]

@@ -20,7 +20,14 @@ from bench.core.errors import InputError, RunStoreError, UsageError
 from bench.core.ids import new_run_id
 from bench.core.rng import DEFAULT_SEED, MAX_SEED
 from bench.corpus import CorpusLibrary
-from bench.records.run import RunConfig, RunStatus, TaskSetRef, TaskSubset
+from bench.records.run import (
+    AttemptRecord,
+    RunConfig,
+    RunStatus,
+    TaskSetRef,
+    TaskSubset,
+    attempt_filename,
+)
 from bench.records.store import RunDir, RunStore
 from bench.targets.base import Target, TargetSpec
 from bench.targets.load import build_target, read_target_spec
@@ -339,7 +346,8 @@ def _resume(
             path=run.path,
         )
     by_id = prepared.tasks.by_id()
-    for record in run.attempts():
+    records = run.attempts()
+    for record in records:
         task = by_id.get(record.task_id)
         if task is None or task.fingerprint() != record.task_fingerprint:
             raise RunStoreError(
@@ -348,6 +356,7 @@ def _resume(
                 path=run.path,
             )
     status = run.status()
+    _check_nothing_removed(run, old, status, records)
     run.write_status(
         status.model_copy(
             update={
@@ -364,6 +373,36 @@ def _resume(
         )
     )
     return _go(run, prepared, progress, stop_unreachable, on_notice)
+
+
+def _check_nothing_removed(
+    run: RunDir, config: RunConfig, status: RunStatus, records: list[AttemptRecord]
+) -> None:
+    """Refuse to resume a run whose status counted attempt files that are gone.
+
+    ``attempts_done`` never counts a file before it is on disk (a kill leaves it lagging, never
+    ahead), so fewer files than it counts means finished attempts were removed, and resuming
+    would run them again: a failed attempt deleted and re-rolled until it passes
+    (``ATTEMPT_REMOVED``). A crash is never confused with it: what a kill loses was never
+    written, so never counted."""
+    if len(records) >= status.attempts_done:
+        return
+    have = {record.key for record in records}
+    gone = [
+        attempt_filename(tid, r)
+        for tid in config.task_set.task_ids
+        for r in range(config.repeats)
+        if (tid, r) not in have
+    ]
+    named = f" (of {', '.join(gone[:3])}{', ...' if len(gone) > 3 else ''})"
+    raise RunStoreError(
+        f"its status counts {status.attempts_done} attempt file(s) but {len(records)} are on "
+        f"disk: {status.attempts_done - len(records)} finished attempt(s) were removed"
+        f"{named if status.status == 'complete' else ''}, and a resume never runs a finished "
+        "attempt again (that would re-roll it); start a new run",
+        code="ATTEMPT_REMOVED",
+        path=run.path / "attempts",
+    )
 
 
 def _go(
