@@ -68,13 +68,64 @@ def test_canonical_json_is_order_independent_and_refuses_nan() -> None:
         canonical_json({"x": math.nan})
 
 
-def test_write_once_never_overwrites(tmp_path: Path) -> None:
+@pytest.fixture(params=["unnamed", "named"])
+def once_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways ``write_once`` makes a file: an O_TMPFILE file linked into place (Linux, where
+    the file system has it) and a named temp file linked and removed (everywhere else)."""
+    from bench.core import atomic
+
+    if request.param == "named":
+        monkeypatch.setattr(atomic, "_UNNAMED", [False])
+    else:
+        assert atomic._UNNAMED == [True]  # this machine's file systems have O_TMPFILE
+    return str(request.param)
+
+
+def test_write_once_never_overwrites(tmp_path: Path, once_path: str) -> None:
     target = tmp_path / "a" / "file.json"
     write_once(target, b"first")
-    with pytest.raises(FileExistsError):
+    assert target.stat().st_mode & 0o777 == 0o600  # both ways: the temp file's mode
+    with pytest.raises(FileExistsError) as info:
         write_once(target, b"second")
+    assert info.value.filename == str(target) or info.value.filename2 == str(target)
     assert target.read_bytes() == b"first"
     assert [p.name for p in target.parent.iterdir()] == ["file.json"]  # no temp left behind
+
+
+def test_a_write_once_that_fails_midway_leaves_nothing(
+    tmp_path: Path, once_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    def broken(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", broken)
+    with pytest.raises(OSError, match="Input/output"):
+        write_once(tmp_path / "file.json", b"x" * 100_000)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_once_falls_back_where_the_file_system_has_no_unnamed_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import os
+
+    from bench.core import atomic
+
+    monkeypatch.setattr(atomic, "_UNNAMED", [True])
+    real_open = os.open
+
+    def no_tmpfile(path: object, flags: int, *args: object) -> int:
+        if flags & os.O_TMPFILE == os.O_TMPFILE:
+            raise OSError(errno.EOPNOTSUPP, "Operation not supported")
+        return real_open(path, flags, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", no_tmpfile)
+    write_once(tmp_path / "file.json", b"first")
+    assert (tmp_path / "file.json").read_bytes() == b"first"
+    assert atomic._UNNAMED == [False]  # not asked again
 
 
 def test_write_atomic_replaces(tmp_path: Path) -> None:
