@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from typing import Any
 
@@ -139,6 +141,29 @@ def main(argv: list[str] | None = None) -> Any:
     except BenchError as exc:
         click.echo(f"error[{exc.code}]: {exc.render()}", err=True)
         sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        # `bench ... | head`: the reader has gone; nothing more to say, and nowhere to say it.
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the interpreter's exit flush
+        sys.exit(1)
+    except OSError as exc:
+        # The file system said no where a command reads or writes (a directory that cannot be
+        # made, a read-only or full disk, a permission): one line naming the path, as for any
+        # other error, never a traceback. What the command had written before stays as it is.
+        click.echo(f"error[{IO_ERROR}]: {io_message(exc)}", err=True)
+        sys.exit(3)
 
 
-__all__ = ["COLLECTOR_THRESHOLDS", "cli", "main", "tune_collector"]
+IO_ERROR = "IO_ERROR"
+
+
+def io_message(exc: OSError) -> str:
+    """``path: reason`` for an ``OSError`` (both paths of a rename or link)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    paths = [str(name) for name in (exc.filename, exc.filename2) if name is not None]
+    if not paths:
+        return f"{reason} (the file system refused a read or write)"
+    return f"{' -> '.join(paths)}: {reason} (the file system refused a read or write here)"
+
+
+__all__ = ["COLLECTOR_THRESHOLDS", "IO_ERROR", "cli", "io_message", "main", "tune_collector"]

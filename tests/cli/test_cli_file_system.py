@@ -1,0 +1,62 @@
+"""Where the file system says no (a directory that cannot be made, a path under a file, a
+read-only or full disk), every command says so in one line naming the path, with a stable
+code (`IO_ERROR`, exit 3), never a traceback, and leaves what was there as it was."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.cli.main import io_message
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def bench(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bench.cli", *map(str, args)],
+        cwd=cwd, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def blocker(tmp_path: Path) -> Path:
+    """A regular file where a command expects to make a directory."""
+    path = tmp_path / "a-file"
+    path.write_text("not a directory\n")
+    return path
+
+
+def test_a_runs_directory_that_cannot_be_made_is_one_line(tmp_path: Path, blocker: Path) -> None:
+    done = bench(
+        "run", "--tasks", REPO / "tasks", "--target",
+        REPO / "examples" / "targets" / "support-bot-v1.yaml",
+        "--task", "tool-pub-refund-delivered", "--runs-dir", blocker / "runs", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" not in done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"error[IO_ERROR]: {blocker}") and "Not a directory" in line
+    assert blocker.read_text() == "not a directory\n"
+
+
+def test_a_board_output_that_cannot_be_made_is_one_line(tmp_path: Path, blocker: Path) -> None:
+    done = bench(
+        "board", "build", "--results", REPO / "results", "--submissions",
+        REPO / "submissions", "--out", blocker / "site", "--resamples", "50", cwd=tmp_path,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr
+    assert done.returncode in (2, 3), done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith(("error[IO_ERROR]:", "error[BOARD_OUT]:")) and str(blocker) in last
+    assert blocker.read_text() == "not a directory\n"
+
+
+def test_the_message_names_both_paths_of_a_link_and_copes_with_none() -> None:
+    both = OSError(18, "Invalid cross-device link", "/a", None, "/b")
+    assert io_message(both).startswith("/a -> /b: Invalid cross-device link")
+    assert io_message(OSError("disk on fire")).startswith("disk on fire")
+    assert io_message(OSError()).startswith("OSError")
