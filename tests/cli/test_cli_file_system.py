@@ -60,3 +60,42 @@ def test_the_message_names_both_paths_of_a_link_and_copes_with_none() -> None:
     assert io_message(both).startswith("/a -> /b: Invalid cross-device link")
     assert io_message(OSError("disk on fire")).startswith("disk on fire")
     assert io_message(OSError()).startswith("OSError")
+
+
+def test_a_disk_that_fills_mid_run_names_the_run_and_how_to_finish_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import os
+
+    from click.testing import CliRunner
+
+    from bench.cli.main import cli
+    from bench.records import RunStore
+
+    real_write = os.write
+    calls = [0]
+
+    def filling(fd: int, data: bytes) -> int:  # the 6th attempt file finds the disk full
+        calls[0] += 1
+        if calls[0] > 5:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    runs = tmp_path / "runs"
+    args = ["run", "--tasks", str(REPO / "tasks"), "--split", "public", "--concurrency", "1"]
+    args += ["--target", str(REPO / "examples" / "targets" / "support-bot-v1.yaml")]
+    args += ["--runs-dir", str(runs), "--progress", "none"]
+    monkeypatch.setattr(os, "write", filling)
+    stopped = CliRunner().invoke(cli, args)
+    monkeypatch.setattr(os, "write", real_write)
+    assert stopped.exit_code == 3, stopped.output
+    [run] = RunStore(runs).runs()
+    assert stopped.stderr.startswith(f"error[IO_ERROR]: {run.path}: No space left on device")
+    kept = len(run.attempts())
+    assert 0 < kept < 86 and run.status().attempts_done == kept
+    assert f"keeps the {kept} of 86 attempt(s) written" in stopped.stderr
+    assert f"--resume {run.run_id} to finish it" in stopped.stderr
+    finished = CliRunner().invoke(cli, [*args, "--resume", run.run_id])
+    assert finished.exit_code == 0, finished.output
+    assert run.status().status == "complete" and len(run.attempts()) == 86

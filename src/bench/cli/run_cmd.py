@@ -334,6 +334,22 @@ def run(
                 run_dir, status = resume_run(resume_ref, request, tracked)
             else:
                 run_dir, status = start_run(request, kept)
+    except OSError as exc:
+        if tracked is None or not tracked.run_id or isinstance(exc, BrokenPipeError):
+            raise
+        # The disk filled (or went read-only) mid-run: the run stopped with a status counting
+        # exactly the attempt files on disk, so it resumes like an interrupted one.
+        from .main import IO_ERROR, io_message
+
+        if exc.filename is None:
+            exc.filename = str(runs_dir / tracked.run_id)
+        click.echo(
+            f"error[{IO_ERROR}]: {io_message(exc)}; run {tracked.run_id} keeps the "
+            f"{tracked.done} of {tracked.total} attempt(s) written: once the disk has room, run "
+            f"the same command with --resume {tracked.run_id} to finish it",
+            err=True,
+        )
+        raise SystemExit(3) from None
     except KeyboardInterrupt:
         if tracked is not None and tracked.run_id:
             click.echo(
