@@ -8,6 +8,7 @@ and an existing bundle directory is never replaced.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import json
 import os
@@ -435,13 +436,24 @@ def build_bundle(
             write_once(staging / name, data)
         if destination.exists():
             raise FileExistsError(destination)
-        os.rename(staging, destination)
-    except OSError:
+        try:
+            os.rename(staging, destination)
+        except OSError as exc:
+            if exc.errno in (errno.EEXIST, errno.ENOTEMPTY) or destination.exists():
+                raise FileExistsError(destination) from None
+            raise
+    except FileExistsError:
         raise RunStoreError(
             "a bundle for this run appeared meanwhile; bundles are never overwritten",
             code="BUNDLE_EXISTS",
             path=destination,
         ) from None
+    except OSError as exc:
+        # A full or read-only disk is said as it is (IO_ERROR, bench.cli.main), naming the
+        # bundle it could not write; it was taken for "a bundle appeared meanwhile".
+        if exc.filename is None:
+            exc.filename = str(destination)
+        raise
     finally:
         with contextlib.suppress(FileNotFoundError):
             shutil.rmtree(staging)
