@@ -114,10 +114,21 @@ def tune_collector() -> None:
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
+def writable_anywhere() -> None:
+    """Text a terminal's encoding cannot show (a Turkish task on a Latin-1 terminal, an
+    ellipsis on ASCII) is printed escaped, never a ``UnicodeEncodeError`` traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if encoding != "utf8" and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> Any:
     from bench.core.errors import BenchError
 
     tune_collector()
+    writable_anywhere()
     try:
         return cli.main(args=argv, prog_name="bench", standalone_mode=False)
     except click.exceptions.Exit as exc:
