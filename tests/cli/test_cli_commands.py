@@ -165,3 +165,13 @@ def test_progress_bar_mode_runs(mini: Path) -> None:
     )  # fmt: skip
     assert code == 0, err
     assert "score 1.000" in out
+
+
+def test_a_selection_with_no_tasks_says_which_filter_left_none(mini: Path) -> None:
+    target = mini / "targets" / "good.yaml"
+    code, _, err = invoke("run", "--tasks", mini / "tasks", "--target", target,
+                          "--runs-dir", mini / "runs", "--language", "xx")  # fmt: skip
+    assert code == 3
+    assert err.startswith("error[TASKS_EMPTY]: ")
+    assert "no tasks with language 'xx' (its languages: en)" in err  # was: "in split 'None'"
+    assert not (mini / "runs").exists() or not any((mini / "runs").iterdir())

@@ -231,8 +231,14 @@ def prepare(
                 path=request.tasks,
             )
     if not task_set.tasks:
+        chosen = [f"split '{request.split}'"] if request.split else []
+        chosen += [f"language '{request.language}'"] if request.language else []
+        languages = sorted({task.language for task in whole.tasks})
+        known = f" (its languages: {', '.join(languages)})" if request.language else ""
         raise InputError(
-            f"no tasks in split '{request.split}'", code="TASKS_EMPTY", path=request.tasks
+            f"no tasks with {' and '.join(chosen) or 'the selection given'}{known}",
+            code="TASKS_EMPTY",
+            path=request.tasks,
         )
     # A judge decides only `judge` expectations: a run of a selection with none claims no
     # judge (bench verify refuses a claim that decided nothing). The whole selection decides,
