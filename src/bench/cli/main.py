@@ -80,7 +80,7 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         from bench.core.errors import BenchError
 
-        try:  # noqa: SIM105 - contextlib costs `bench --help` 3 ms of imports
+        try:
             return super().invoke(ctx)
         except BenchError as exc:
             # One line naming the file and field; no traceback for bad input.
