@@ -136,6 +136,7 @@ def cohort_stats(
         tie_ranks,
         weighted_quantile_rows,
     )
+    from bench.stats.ranks import min_resamples
 
     fams = [entries[0].families[t] for t in tasks]
     X = np.array([[e.values[t] for t in tasks] for e in entries], dtype=np.float64)
@@ -210,6 +211,8 @@ def cohort_stats(
         prob, dom = frontier_probability(
             q, np.stack(cost_cols, axis=1), np.stack(lat_cols, axis=1), level=level
         )
+        if Wf.shape[0] < min_resamples(1.0 - level):  # a handful of resamples marks nothing
+            dom = np.zeros_like(dom)
         front = non_dominated(q_point, c_point, l_point)
         for k, i in enumerate(measured):
             probability[i] = float(prob[k])

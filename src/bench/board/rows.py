@@ -151,6 +151,39 @@ def limit_notes(ranked: list[EntryInput]) -> list[str]:
     return notes
 
 
+def resample_notes(
+    ranked: int,
+    tasks: int,
+    probability: Sequence[float | None],
+    *,
+    B: int,
+    frontier_B: int,
+    level: float,
+) -> list[str]:
+    """What too few resamples leave undecided (``bench.stats.ranks.min_resamples``): every
+    rank the bootstrap decides (30 tasks or more) when ``B`` is under 200 at 95 %; and, when
+    the frontier's resamples are under 100, the "dominated with 95 % confidence" mark a row's
+    frontier membership (``probability``) would otherwise have earned."""
+    from bench.stats.paired import SMALL_N
+    from bench.stats.ranks import min_resamples
+
+    notes = []
+    floor = min_resamples((1.0 - level) / 2.0)
+    if ranked >= 2 and tasks >= SMALL_N and floor > B:
+        notes.append(
+            f"{B} resample(s) are too few to tell rows apart (at least {floor}): no row is "
+            "shown ahead of another, whatever its headline"
+        )
+    frontier = min(frontier_B, B)
+    floor = min_resamples(1.0 - level)
+    if frontier < floor and any(p is not None and p <= 1.0 - level for p in probability):
+        notes.append(
+            f"frontier membership rests on {frontier} resample(s), too few to mark a row "
+            f"dominated with {level:.0%} confidence (at least {floor}): none is marked"
+        )
+    return notes
+
+
 def _limit(value: object) -> str:
     if isinstance(value, int | float):
         return f"{value:g} s"
@@ -201,6 +234,9 @@ def _cohort(
     rows: list[EntryRow] = []
     if ranked:
         st = cohort_stats(ranked, tasks, B=B, seed=seed, frontier_B=frontier_B, level=level)
+        warnings += resample_notes(
+            len(ranked), len(tasks), st.probability, B=B, frontier_B=frontier_B, level=level
+        )
         for i, e in enumerate(ranked):
             stats = _stats_of(e, st, i, level=level, ranked=True)
             rows.append(_row(e, **stats, categories=categories[id(e)]))

@@ -8,7 +8,8 @@
   Known answers: 7 wins / 1 loss of equal size -> 0.0703; 8 / 0 -> 0.0078.
 * :func:`paired_difference` is the difference of two stratified headlines with the percentile
   interval of the paired bootstrap ``M[:, 1] - M[:, 0]`` from one shared, seeded ``W``. When fewer
-  than ``min_tasks`` (30) tasks are shared, the decision is the sign-flip test instead.
+  than ``min_tasks`` (30) tasks are shared, the decision is the sign-flip test instead; with
+  fewer than ``ranks.min_resamples(alpha / 2)`` resamples (200) the interval decides nothing.
 """
 
 from __future__ import annotations
@@ -112,6 +113,22 @@ def paired_difference(
             method=f"{n} shared tasks (< {min_tasks}): {kind} sign-flip test, p = {p:.4f}; "
             f"paired stratified bootstrap interval, B={B}, seed={seed}",
             decided_by=decided_by,
+        )
+    from .ranks import min_resamples
+
+    floor = min_resamples(alpha / 2.0)
+    if floor > B:  # the interval's ends rest on a handful of resamples: it decides nothing
+        return PairedDifference(
+            difference=value,
+            lo=lo,
+            hi=hi,
+            level=level,
+            n=n,
+            p_value=None,
+            significant=False,
+            method=f"paired stratified bootstrap over {n} shared tasks, B={B}, seed={seed}, "
+            f"percentile; fewer than {floor} resamples: not decided",
+            decided_by=f"nothing: B={B} resamples are too few to decide (at least {floor})",
         )
     return PairedDifference(
         difference=value,

@@ -145,7 +145,8 @@ def frontier_probability(
 
     Every argument is B x E: row b holds each entry's objective under resample b of the shared
     ``W``. Cost: O(B E F K) for frontiers of F entries (callers may pass the first rows of
-    ``W`` only).
+    ``W`` only). The board marks nothing dominated below ``ranks.min_resamples(1 - level)``
+    resamples (100 at 95 %): "in at most 5 % of them" would be a handful (at B = 1, one).
     """
     q = np.asarray(quality, dtype=np.float64)
     if q.ndim != 2:

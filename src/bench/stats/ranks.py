@@ -12,10 +12,16 @@ Rule, for a B x E matrix ``M`` of bootstrap headlines (one shared ``W``):
    id); show ``rank_lo``-``rank_hi``.
 
 "Indistinguishable" is not transitive, so ranks are intervals, not tie classes.
+
+Too few resamples decide nothing: the bootstrap rule needs at least ``MIN_TAIL`` resamples in
+the tail it tests (``min_resamples(alpha / 2)``: 200 at alpha 0.05). Below that, "ahead in
+more than 97.5 % of them" is a handful of resamples (at B = 1, one), so no pair is decided by
+the bootstrap; the small-n sign-flip test, which does not use ``M``, still decides.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -23,6 +29,18 @@ import numpy as np
 import numpy.typing as npt
 
 from .paired import SMALL_N, sign_flip_pvalue
+
+MIN_TAIL = 5
+"""Resamples a bootstrap decision needs in the tail it tests (a rank's ``alpha / 2``, the
+frontier's "dominated" ``1 - level``) before it may decide anything."""
+
+
+def min_resamples(tail: float) -> int:
+    """The fewest resamples ``B`` with ``MIN_TAIL`` of them in a tail of share ``tail``:
+    200 for a rank at alpha 0.05 (tail 0.025), 100 for "dominated with 95 % confidence"."""
+    if not 0.0 < tail < 1.0:
+        raise ValueError(f"tail must be in (0, 1), got {tail}")
+    return math.ceil(MIN_TAIL / tail - 1e-9)
 
 
 class TieRanks(NamedTuple):
@@ -97,8 +115,11 @@ def beats_matrix(
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     m = _matrix(M)
     B, E = m.shape
-    n_gt = greater_counts(m)
-    beats: npt.NDArray[np.bool_] = n_gt > (1.0 - alpha / 2.0) * B
+    beats: npt.NDArray[np.bool_]
+    if min_resamples(alpha / 2.0) > B:  # too few resamples to decide: every pair tied
+        beats = np.zeros((E, E), dtype=bool)
+    else:
+        beats = greater_counts(m) > (1.0 - alpha / 2.0) * B
     if X is None:
         return beats
     x = np.asarray(X, dtype=np.float64)
@@ -140,10 +161,12 @@ def tie_ranks(
 
 
 __all__ = [
+    "MIN_TAIL",
     "TieRanks",
     "beats_matrix",
     "dense_row_ranks",
     "greater_counts",
+    "min_resamples",
     "ranks_from_beats",
     "tie_ranks",
 ]
