@@ -314,7 +314,7 @@
     parts.appendChild(dl([
       ["entrant", r.entrant], ["run", r.run_id + " (" + r.source + ": " + r.source_path + ")"],
       ["date", r.created], ["verified", (r.verified ? "yes" : "no") + " — " + r.verified_note],
-      ["rank", r.ranked ? r.rank + " (range " + r.rank + "–" + r.rank_hi + ")" : r.reference ? "not ranked: reference row (no-model baseline " + r.reference + ")" : "unranked (" + r.status + ")"],
+      ["rank", r.ranked && cohort.entries.filter(function (e) { return e.ranked; }).length === 1 ? "alone: the only ranked entry of its cohort, compared with no one" : r.ranked ? r.rank + " (range " + r.rank + "–" + r.rank_hi + ")" : r.reference ? "not ranked: reference row (no-model baseline " + r.reference + ")" : "unranked (" + r.status + ")"],
       ["tasks", scope(r, cohort)],
       // the engine the run declared: in its fingerprint, not its cohort key, so it tells one
       // entrant's rows of a cohort apart; only runs of an inference server have one

@@ -99,3 +99,51 @@ def test_a_built_board_of_real_runs_on_one_resample_claims_no_order(tmp_path: Pa
     assert [e["rank"] for e in cohort["entries"]] == [1, 1]
     assert not any(e["dominated_95"] for e in cohort["entries"])
     assert "too few to tell rows apart" in site["page"]
+
+
+def test_a_cohort_of_ones_own_never_opens_the_board_or_claims_rank_one() -> None:
+    """Cohort shopping (found by the fifth cheat round): a weak run made with another number
+    of repeats (or on a chosen subset) forms a cohort of its own. Listed by key (a hash), 15
+    of the repeat counts 1-20 put that cohort first on the page, its one row shown "rank 1"
+    above every shipped entry. Now the cohort with most ranked rows comes first, and a row
+    alone in its cohort is said to be compared with no one."""
+    from bench.board.rows import ALONE
+
+    crowd = [*_strong_and_weak(), entry("third", {t: 0.5 for t in IDS})]
+    for key in ("0" * 16, "f" * 16):  # sorting before and after the crowd's key
+        shopper = entry("shopper", dict.fromkeys(IDS, 0.1), cohort_key=key, repeats=2)
+        board = build_rows([shopper, *crowd], inputs_hash="x", seed=1, B=200)
+        first, second = board.cohorts
+        assert first.cohort_key == "cohort-1" and len(first.entries) == 3
+        assert [r.entrant for r in second.entries] == ["shopper"]
+        assert ALONE in second.warnings and ALONE not in first.warnings
+
+
+def test_whole_split_cohorts_come_before_subsets_of_as_many_rows() -> None:
+    whole = [entry(n, dict.fromkeys(IDS, 0.5)) for n in ("a1", "a2")]
+    subset = [
+        entry(n, dict.fromkeys(IDS[:10], 0.9), cohort_key="0" * 16, subset="subset abc")
+        for n in ("b1", "b2")
+    ]
+    board = build_rows([*subset, *whole], inputs_hash="x", seed=1, B=200)
+    assert [c.cohort_key for c in board.cohorts] == ["cohort-1", "0" * 16]
+
+
+def test_the_page_shows_a_lone_row_as_alone_not_rank_one(tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    specs = [
+        SynthRun("strong", "Strong", {t: [1.0] for t in IDS}, FAMS),
+        SynthRun("weak", "Weak", {t: [float(i % 2)] for i, t in enumerate(IDS)}, FAMS),
+        SynthRun("shopper", "Shopper", {t: [0.0, 0.0] for t in IDS}, FAMS),  # 2 repeats
+    ]
+    site = _site(tmp_path, specs, resamples=200)
+    first, second = site["cohorts"]
+    assert {e["entrant"] for e in first["entries"]} == {"strong", "weak"}
+    assert [e["entrant"] for e in second["entries"]] == ["shopper"]
+    page = site["page"]
+    lone = page[page.index(f'data-cohort="{second["cohort_key"]}"') :]
+    assert '<span aria-hidden="true" title="the only ranked entry of its cohort' in lone
+    assert "not compared: the only ranked entry of its cohort" in lone
+    assert page.index(f'data-cohort="{first["cohort_key"]}"') < page.index(
+        f'data-cohort="{second["cohort_key"]}"'
+    )

@@ -237,6 +237,8 @@ def _cohort(
         warnings += resample_notes(
             len(ranked), len(tasks), st.probability, B=B, frontier_B=frontier_B, level=level
         )
+        if len(ranked) == 1:
+            warnings.append(ALONE)
         for i, e in enumerate(ranked):
             stats = _stats_of(e, st, i, level=level, ranked=True)
             rows.append(_row(e, **stats, categories=categories[id(e)]))
@@ -332,6 +334,21 @@ def _stair(points: list[tuple[str, float | None, float]]) -> list[str]:
     return [points[i][0] for i in order]
 
 
+def cohort_order(cohort: CohortRows) -> tuple[int, bool, str]:
+    """Cohorts in the order a reader meets them: most ranked rows first, whole-split runs
+    before subsets, then by key. By key alone (a hash), a run made with another number of
+    repeats or on a chosen subset formed a cohort of its own that could open the page, its one
+    row shown "rank 1" above every shipped entry."""
+    ranked = sum(1 for row in cohort.entries if row.ranked)
+    return (-ranked, cohort.subset is not None, cohort.cohort_key)
+
+
+ALONE = (
+    "the only ranked entry of its cohort: its rank compares it with no one, and it is never "
+    "compared with the rows of other cohorts"
+)
+
+
 def build_rows(
     entries: Sequence[EntryInput],
     *,
@@ -347,8 +364,9 @@ def build_rows(
         by_cohort.setdefault(e.cohort_key, []).append(e)
     cohorts = [
         _cohort(by_cohort[k], B=B, seed=seed, frontier_B=frontier_B, level=level)
-        for k in sorted(by_cohort)
+        for k in by_cohort
     ]
+    cohorts.sort(key=cohort_order)
     warnings = [f"cohort {c.cohort_key}: {w}" for c in cohorts for w in c.warnings]
     return Board(
         inputs_hash=inputs_hash,
@@ -361,4 +379,12 @@ def build_rows(
     )
 
 
-__all__ = ["build_rows", "latest_per_key", "limit_notes", "p95_note", "suite_label"]
+__all__ = [
+    "ALONE",
+    "build_rows",
+    "cohort_order",
+    "latest_per_key",
+    "limit_notes",
+    "p95_note",
+    "suite_label",
+]
