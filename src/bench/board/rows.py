@@ -363,8 +363,7 @@ def build_rows(
     for e in latest_per_key(entries):
         by_cohort.setdefault(e.cohort_key, []).append(e)
     cohorts = [
-        _cohort(by_cohort[k], B=B, seed=seed, frontier_B=frontier_B, level=level)
-        for k in by_cohort
+        _cohort(by_cohort[k], B=B, seed=seed, frontier_B=frontier_B, level=level) for k in by_cohort
     ]
     cohorts.sort(key=cohort_order)
     warnings = [f"cohort {c.cohort_key}: {w}" for c in cohorts for w in c.warnings]
