@@ -26,6 +26,17 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def write_site(out: Path, files: Mapping[str, bytes]) -> None:
+    try:
+        _write_site(out, files)
+    except OSError as exc:
+        # a write or fsync on a full disk names no file: the site it was for is named (it
+        # said "No space left on device" alone); the old site is as it was
+        if exc.filename is None:
+            exc.filename = str(out)
+        raise
+
+
+def _write_site(out: Path, files: Mapping[str, bytes]) -> None:
     parent = out.resolve().parent
     if not parent.is_dir():
         raise BoardBuildError("the parent directory does not exist", code="BOARD_OUT", path=parent)
@@ -55,7 +66,7 @@ def write_site(out: Path, files: Mapping[str, bytes]) -> None:
             os.replace(out, aside)
         try:
             os.replace(staging, out)
-        except OSError:
+        except BaseException:  # an interrupt between the two renames, too: the old site back
             if aside is not None:
                 os.replace(aside, out)
             raise

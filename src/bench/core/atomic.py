@@ -36,10 +36,25 @@ def _temp_with(directory: Path, data: bytes | Iterable[bytes]) -> Path:
     return Path(name)
 
 
+def _name(exc: OSError, path: Path) -> None:
+    """An ``OSError`` that names no file (``os.write`` or ``fsync`` on a full disk) is made to
+    name ``path``: the error a user reads says which file could not be written."""
+    if exc.filename is None:
+        exc.filename = str(path)
+
+
 def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
     """Replace ``path`` with ``data`` (bytes, or pieces of bytes written as they come)
     atomically: temp file, fsync, rename, fsync directory. A piece that fails to come leaves
     the old file and no temp file."""
+    try:  # a try, not a context manager: write_once is on a run's hot path (issue 19)
+        _write_atomic(path, data)
+    except OSError as exc:
+        _name(exc, path)
+        raise
+
+
+def _write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = _temp_with(path.parent, data)
     try:
@@ -66,6 +81,14 @@ def write_once(path: Path, data: bytes, *, durable: bool = True) -> None:
     (never the file half there); the caller syncs the directory once for many files
     (``sync_dir``), before anything that counts them.
     """
+    try:
+        _write_once(path, data, durable=durable)
+    except OSError as exc:
+        _name(exc, path)
+        raise
+
+
+def _write_once(path: Path, data: bytes, *, durable: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not _link_unnamed(path, data):
         temp = _temp_with(path.parent, data)

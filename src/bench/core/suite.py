@@ -166,7 +166,9 @@ def write_suite_manifest(path: Path, manifest: SuiteManifest) -> None:
     text = json.dumps(
         manifest.model_dump(mode="json"), ensure_ascii=False, indent=2, sort_keys=True
     )
-    path.write_text(text + "\n", encoding="utf-8")
+    from .atomic import write_atomic
+
+    write_atomic(path, (text + "\n").encode("utf-8"))  # never a truncated suite.json
 
 
 __all__ = [

@@ -16,6 +16,7 @@ whose entrant reported tokens.
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 from datetime import UTC, datetime
@@ -226,10 +227,10 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
                             path=path,
                         )
                     db.execute(f"PRAGMA user_version = {number + 1}")
+                db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                _rollback(db)
                 raise
-            db.execute("COMMIT")
     finally:
         db.execute("PRAGMA foreign_keys=ON")
 
@@ -255,12 +256,53 @@ def open_db(path: Path) -> sqlite3.Connection:
         except BaseException:
             db.close()
             raise
-    except sqlite3.DatabaseError as exc:
-        raise RunStoreError(
-            f"not a usable history database ({exc})", code="HISTORY_CORRUPT", path=path
-        ) from None
+    except sqlite3.Error as exc:
+        raise refusal(exc, path) from None
     db.row_factory = sqlite3.Row
     return db
+
+
+# SQLite's primary result codes (sqlite3.h) where the file system, not the file, said no: a
+# full disk (FULL) was reported as "not a usable history database" (HISTORY_CORRUPT), which
+# sent the user to delete a database that was fine.
+_DISK_CODES = {13: errno.ENOSPC, 10: errno.EIO, 8: errno.EROFS, 3: errno.EACCES, 14: 0}
+_BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED
+
+
+def refusal(exc: sqlite3.Error, path: Path | str) -> Exception:
+    """What a SQLite error on the history database at ``path`` is, said truly: the file
+    system's refusal (an ``OSError`` naming the file: IO_ERROR), another process holding it
+    (``HISTORY_BUSY``), or a file that is not a usable database (``HISTORY_CORRUPT``)."""
+    primary = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    if primary in _DISK_CODES:
+        return OSError(_DISK_CODES[primary], f"{exc} (SQLite)", str(path))
+    if primary in _BUSY_CODES:
+        return RunStoreError(
+            f"another process holds the history database ({exc}); run the command again "
+            "when it is done (nothing was changed)",
+            code="HISTORY_BUSY",
+            path=path,
+        )
+    return RunStoreError(
+        f"not a usable history database ({exc})", code="HISTORY_CORRUPT", path=path
+    )
+
+
+def _path_of(db: sqlite3.Connection) -> str:
+    try:
+        return str(db.execute("PRAGMA database_list").fetchone()[2]) or "history database"
+    except sqlite3.Error:
+        return "history database"
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already (it does on a full disk);
+    a failing rollback never hides the error that caused it."""
+    if db.in_transaction:
+        try:  # noqa: SIM105 - the error being raised is the one to report
+            db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
 
 
 def index_run(db: sqlite3.Connection, run_dir: Path, summary: RunSummary | None = None) -> str:
@@ -325,25 +367,31 @@ def index_run(db: sqlite3.Connection, run_dir: Path, summary: RunSummary | None 
         for s in summary.task_scores
         if s.value is not None
     ]
-    db.execute("BEGIN IMMEDIATE")
     try:
-        db.execute("DELETE FROM task_values WHERE run_id = ?", (config.run_id,))
-        db.execute("DELETE FROM runs WHERE run_id = ?", (config.run_id,))
-        db.execute(f"INSERT INTO runs ({columns}) VALUES ({marks})", row)
-        db.executemany("INSERT INTO task_values VALUES (?, ?, ?, ?, ?)", tasks)
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("DELETE FROM task_values WHERE run_id = ?", (config.run_id,))
+            db.execute("DELETE FROM runs WHERE run_id = ?", (config.run_id,))
+            db.execute(f"INSERT INTO runs ({columns}) VALUES ({marks})", row)
+            db.executemany("INSERT INTO task_values VALUES (?, ?, ?, ?, ?)", tasks)
+            db.execute("COMMIT")
+        except BaseException:
+            _rollback(db)
+            raise
+    except sqlite3.Error as exc:  # a full disk at COMMIT was a traceback
+        raise refusal(exc, _path_of(db)) from None
     return config.run_id
 
 
 def sync(db: sqlite3.Connection, runs_dir: Path) -> list[str]:
     """Index every run under ``runs_dir`` that is new or whose status changed since."""
-    known = {
-        r["run_id"]: r["status_updated_at"]
-        for r in db.execute("SELECT run_id, status_updated_at FROM runs")
-    }
+    try:
+        known = {
+            r["run_id"]: r["status_updated_at"]
+            for r in db.execute("SELECT run_id, status_updated_at FROM runs")
+        }
+    except sqlite3.Error as exc:
+        raise refusal(exc, _path_of(db)) from None
     indexed = []
     for run in RunStore(runs_dir).runs():
         seen = known.get(run.run_id)
@@ -353,4 +401,13 @@ def sync(db: sqlite3.Connection, runs_dir: Path) -> list[str]:
     return indexed
 
 
-__all__ = ["DEFAULT_DB", "MIGRATIONS", "SCHEMA_VERSION", "index_run", "open_db", "stamp", "sync"]
+__all__ = [
+    "DEFAULT_DB",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "index_run",
+    "open_db",
+    "refusal",
+    "stamp",
+    "sync",
+]

@@ -451,8 +451,10 @@ def build_bundle(
     except OSError as exc:
         # A full or read-only disk is said as it is (IO_ERROR, bench.cli.main), naming the
         # bundle it could not write; it was taken for "a bundle appeared meanwhile".
-        if exc.filename is None:
-            exc.filename = str(destination)
+        # A file of the staging directory (named by bench.core.atomic) is a name the user
+        # never sees: the bundle is named instead.
+        if exc.filename is None or str(exc.filename).startswith(str(staging)):
+            exc.filename, exc.filename2 = str(destination), None
         raise
     finally:
         with contextlib.suppress(FileNotFoundError):

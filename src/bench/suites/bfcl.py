@@ -380,6 +380,8 @@ def import_bfcl(
 ) -> Imported:
     """Write ``out/tasks/bfcl-<category>.json``, ``out/README.md`` (licence, attribution) and
     ``out/suite.json`` (the suite's name, version and methodology note: ``bench.core.suite``)."""
+    from bench.core.atomic import write_atomic
+
     found = locate(source)
     converted = convert(found, categories)
     tasks_dir = out / "tasks"
@@ -388,11 +390,13 @@ def import_bfcl(
     for category, tasks in converted.tasks.items():
         path = tasks_dir / f"bfcl-{category.replace('_', '-')}.json"
         document = {"format_version": 1, "tasks": tasks}
-        path.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        # atomic: a full disk leaves the file as it was, never truncated (write_text did)
+        text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+        write_atomic(path, text.encode("utf-8"))
         files.append(path)
     counts = {category: len(tasks) for category, tasks in converted.tasks.items()}
     readme = out / "README.md"
-    readme.write_text(readme_text(found, counts, converted), encoding="utf-8")
+    write_atomic(readme, readme_text(found, counts, converted).encode("utf-8"))
     suite = out / SUITE_FILE
     write_suite_manifest(suite, bfcl_manifest(found.version, found.licence, counts))
     return Imported(
