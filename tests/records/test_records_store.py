@@ -224,3 +224,49 @@ def test_a_status_makes_the_attempt_names_before_it_durable(
     # the attempts directory, then the status's temp file, then the run directory
     assert synced[1:] == [attempts, synced[2], str(run.path)]
     assert Path(synced[2]).parent == run.path and synced[2].endswith(".part")
+
+
+def test_a_run_that_cannot_be_created_leaves_no_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk at config.json left an empty run directory behind (no command could read
+    it, and the next run id could not be told from it)."""
+    import errno
+
+    from bench.records import store as store_module
+
+    def full(path: Path, data: bytes, **_: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(store_module, "write_once", full)
+    store = RunStore(tmp_path / "runs")
+    with pytest.raises(OSError, match="No space"):
+        store.create(config("20261201T100000Z-aaaaaa"), status("20261201T100000Z-aaaaaa"))
+    assert list((tmp_path / "runs").iterdir()) == []
+
+
+def test_a_run_file_the_disk_cannot_read_is_an_io_error_not_corrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    store = RunStore(tmp_path / "runs")
+    run = store.resolve(str(make(store, "20261201T100000Z-aaaaaa")))
+    real = Path.read_text
+
+    def failing(self: Path, *args: object, **kwargs: object) -> str:
+        if self.name == "status.json":
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", failing)
+    with pytest.raises(OSError) as info:
+        run.status()
+    assert not isinstance(info.value, RunStoreError)
+    assert info.value.filename == str(run.path / "status.json")
+    monkeypatch.setattr(Path, "read_text", real)
+    (run.path / "config.json").unlink()
+    (run.path / "config.json").mkdir()  # a directory where the file belongs: still corrupt
+    with pytest.raises(RunStoreError) as corrupt:
+        run.config()
+    assert corrupt.value.code == "RUN_CORRUPT"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,10 +178,16 @@ class RunDir:
             raise RunStoreError(
                 f"not UTF-8 (byte {exc.start})", code="RUN_CORRUPT", path=file
             ) from None
-        except OSError as exc:  # a directory where the file belongs, or unreadable
+        except (IsADirectoryError, NotADirectoryError) as exc:  # the run is not laid out as one
             raise RunStoreError(
                 f"cannot be read: {exc.strerror or exc}", code="RUN_CORRUPT", path=file
             ) from None
+        except OSError as exc:
+            # The disk, not the run: an I/O error or a permission is said as it is (IO_ERROR),
+            # never "corrupt", which sent the user to delete a run that was fine.
+            if exc.filename is None:
+                exc.filename = str(file)
+            raise
         try:
             return model.model_validate(parse_json(text, file))
         except ValidationError as exc:
@@ -206,8 +213,14 @@ class RunStore:
                 path=path,
             ) from None
         run = RunDir(path)
-        write_once(path / CONFIG, _pretty(config))
-        run.write_status(status)
+        try:
+            write_once(path / CONFIG, _pretty(config))
+            run.write_status(status)
+        except BaseException:
+            # A directory this call made a moment ago, with nothing in it worth keeping (a
+            # full disk left an empty run directory, or one no command can read)
+            shutil.rmtree(path, ignore_errors=True)
+            raise
         return run
 
     def runs(self) -> list[RunDir]:
