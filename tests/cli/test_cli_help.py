@@ -137,7 +137,7 @@ def test_the_cli_reference_names_every_exit_code() -> None:
     def classes(root: type) -> list[type]:
         return [root, *(c for sub in root.__subclasses__() for c in classes(sub))]
 
-    codes = {cls.exit_code for cls in classes(errors.BenchError)} | {0, 130}
+    codes = {cls.exit_code for cls in classes(errors.BenchError)} | {0, 130, 143}  # 143: SIGTERM
     line = " ".join(HEADER.split("Exit codes:")[1].split("Errors print")[0].split())
     named = {int(n) for n in re.findall(r"(?:^|· )(\d+) ", line)}
     assert named == codes, line

@@ -70,9 +70,12 @@ def _write_site(out: Path, files: Mapping[str, bytes]) -> None:
             if aside is not None:
                 os.replace(aside, out)
             raise
-        _fsync_dir(parent)
-        if aside is not None:
-            shutil.rmtree(aside, ignore_errors=True)
+        try:
+            _fsync_dir(parent)
+        finally:  # the new site is in place: the old one goes, interrupted here or not (a
+            # SIGTERM at this fsync left a whole old site beside it, .<out>.old-*)
+            if aside is not None:
+                shutil.rmtree(aside, ignore_errors=True)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)

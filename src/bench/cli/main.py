@@ -80,8 +80,11 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         from bench.core.errors import BenchError
 
+        from .signals import sigterm_as_interrupt
+
         try:
-            return super().invoke(ctx)
+            with sigterm_as_interrupt():  # SIGTERM (a cancelled CI job) handled as Ctrl-C is
+                return super().invoke(ctx)
         except BenchError as exc:
             # One line naming the file and field; no traceback for bad input.
             click.echo(f"error[{exc.code}]: {exc.render()}", err=True)
@@ -148,8 +151,12 @@ def main(argv: list[str] | None = None) -> Any:
         exc.show()
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(130)
+        from .signals import interrupted_exit_code, interrupted_word
+
+        # 130 for Ctrl-C, 143 for SIGTERM (bench.cli.signals): what was written is complete
+        # or not there, as for any other stop
+        click.echo("aborted" if interrupted_exit_code() == 130 else interrupted_word(), err=True)
+        sys.exit(interrupted_exit_code())
     except BenchError as exc:
         click.echo(f"error[{exc.code}]: {exc.render()}", err=True)
         sys.exit(exc.exit_code)

@@ -14,7 +14,8 @@ Generated from `bench --help` by `make docs` (`python -m bench.cli.reference > d
 Exit codes: 0 success · 1 a check failed (an invalid bundle, lint findings, a refused pull
 request, `--fail-on-safety`, `--fail-on-regression`) · 2 usage · 3 bad input file · 4 run store
 (missing, ambiguous, exists, changed) · 5 entrant error · 6 harness fault · 130 interrupted
-(Ctrl-C; `bench run` names the `--resume` that finishes the run). Errors print one line,
+(Ctrl-C; `bench run` names the `--resume` that finishes the run) · 143 terminated (SIGTERM,
+handled as Ctrl-C: `RUNS.md`). Errors print one line,
 `error[CODE]: file: field: message`; codes are listed in `ERRORS.md`.
 """
 

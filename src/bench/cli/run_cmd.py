@@ -350,28 +350,31 @@ def run(
             err=True,
         )
         raise SystemExit(3) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (bench.cli.signals: exit 143, not 130)
+        from .signals import interrupted_exit_code, interrupted_word
+
+        word = interrupted_word()
         if tracked is not None and tracked.run_id:
             click.echo(
-                f"interrupted: run {tracked.run_id} keeps the {tracked.done} of "
+                f"{word}: run {tracked.run_id} keeps the {tracked.done} of "
                 f"{tracked.total} attempt(s) written; run the same command with "
                 f"--resume {tracked.run_id} to finish it",
                 err=True,
             )
             # That line is the whole story: click's blank line and "aborted" after it are not.
-            raise SystemExit(130) from None
+            raise SystemExit(interrupted_exit_code()) from None
         # Before the run started (waiting for its server, --wait-ready): one line too.
         made = sorted(_entries(runs_dir) - before)
         if resume_ref:
-            said = f"interrupted before run {resume_ref} resumed: it is as it was; run the same "
+            said = f"{word} before run {resume_ref} resumed: it is as it was; run the same "
             said += "command to resume it"
         elif made:  # created, its first attempt not begun
-            said = f"interrupted: run {made[0]} was created with no attempt written; run the "
+            said = f"{word}: run {made[0]} was created with no attempt written; run the "
             said += f"same command with --resume {made[0]} to finish it"
         else:
-            said = "interrupted before the run started: nothing was written, nothing to resume"
+            said = f"{word} before the run started: nothing was written, nothing to resume"
         click.echo(said, err=True)
-        raise SystemExit(130) from None
+        raise SystemExit(interrupted_exit_code()) from None
     from bench.reports.history import DEFAULT_DB, index_run, open_db
 
     # Built once, and for a new run from the records its engine wrote: reading and checking

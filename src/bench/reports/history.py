@@ -16,7 +16,6 @@ whose entrant reported tokens.
 
 from __future__ import annotations
 
-import errno
 import json
 import sqlite3
 from datetime import UTC, datetime
@@ -262,21 +261,17 @@ def open_db(path: Path) -> sqlite3.Connection:
     return db
 
 
-# SQLite's primary result codes (sqlite3.h) where the file system, not the file, said no: a
-# full disk (FULL) was reported as "not a usable history database" (HISTORY_CORRUPT), which
-# sent the user to delete a database that was fine.
-_DISK_CODES = {13: errno.ENOSPC, 10: errno.EIO, 8: errno.EROFS, 3: errno.EACCES, 14: 0}
-_BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED
-
-
 def refusal(exc: sqlite3.Error, path: Path | str) -> Exception:
     """What a SQLite error on the history database at ``path`` is, said truly: the file
-    system's refusal (an ``OSError`` naming the file: IO_ERROR), another process holding it
-    (``HISTORY_BUSY``), or a file that is not a usable database (``HISTORY_CORRUPT``)."""
-    primary = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
-    if primary in _DISK_CODES:
-        return OSError(_DISK_CODES[primary], f"{exc} (SQLite)", str(path))
-    if primary in _BUSY_CODES:
+    system's refusal (an ``OSError`` naming the file: IO_ERROR; a full disk was
+    HISTORY_CORRUPT), another process holding it (``HISTORY_BUSY``), or a file that is not a
+    usable database (``HISTORY_CORRUPT``)."""
+    from bench.core.sqlerrors import disk_refusal, is_busy
+
+    refused = disk_refusal(exc, path, "the run history")
+    if refused is not None:
+        return refused
+    if is_busy(exc):
         return RunStoreError(
             f"another process holds the history database ({exc}); run the command again "
             "when it is done (nothing was changed)",

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.clock import iso_z, utc_now
+from bench.core.sqlerrors import disk_refusal, is_busy
 from bench.core.trace import Usage
 
 from .errors import JudgeCacheError
@@ -39,6 +40,24 @@ CREATE TABLE IF NOT EXISTS verdicts (
     created_at TEXT NOT NULL
 )
 """
+
+
+def _refusal(exc: sqlite3.Error, path: Path, said: str) -> Exception:
+    """What a SQLite error on the cache at ``path`` is, said truly: the file system's refusal
+    (an ``OSError`` naming the file: IO_ERROR; a full disk said "not a judge cache"), another
+    process holding the cache (``JUDGE_CACHE_BUSY``), or a file that is not a judge cache
+    (``JUDGE_CACHE_INVALID``)."""
+    refused = disk_refusal(exc, path, "the judge cache")
+    if refused is not None:
+        return refused
+    if is_busy(exc):
+        return JudgeCacheError(
+            f"another process holds the judge cache ({exc}); run the command again when it "
+            "is done, or give this one another --judge-cache",
+            code="JUDGE_CACHE_BUSY",
+            path=path,
+        )
+    return JudgeCacheError(f"{said}: {exc}", path=path)
 
 
 def cache_key(
@@ -79,7 +98,7 @@ class JudgeCache:
         try:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
-            raise JudgeCacheError(f"cannot open the judge cache: {exc}", path=path) from None
+            raise _refusal(exc, path, "cannot open the judge cache") from None
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -93,9 +112,9 @@ class JudgeCache:
                     path=path,
                     field="user_version",
                 )
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             self._db.close()
-            raise JudgeCacheError(f"not a judge cache: {exc}", path=path) from None
+            raise _refusal(exc, path, "not a judge cache") from None
         except BaseException:
             self._db.close()
             raise
@@ -135,23 +154,38 @@ class JudgeCache:
         cost_usd: float | None,
     ) -> None:
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO verdicts (key, passed, reason, model, temperature,"
-                " prompt_tokens, completion_tokens, cached_tokens, cost_usd, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    key,
-                    int(passed),
-                    reason,
-                    model,
-                    float(temperature),
-                    None if usage is None else usage.prompt_tokens,
-                    None if usage is None else usage.completion_tokens,
-                    None if usage is None else usage.cached_tokens,
-                    cost_usd,
-                    iso_z(utc_now()),
-                ),
-            )
+            try:
+                self._put(key, passed, reason, model, temperature, usage, cost_usd)
+            except sqlite3.Error as exc:  # a full disk was a sqlite3 traceback
+                raise _refusal(exc, self.path, "cannot write to the judge cache") from None
+
+    def _put(
+        self,
+        key: str,
+        passed: bool,
+        reason: str,
+        model: str,
+        temperature: float,
+        usage: Usage | None,
+        cost_usd: float | None,
+    ) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO verdicts (key, passed, reason, model, temperature,"
+            " prompt_tokens, completion_tokens, cached_tokens, cost_usd, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                int(passed),
+                reason,
+                model,
+                float(temperature),
+                None if usage is None else usage.prompt_tokens,
+                None if usage is None else usage.completion_tokens,
+                None if usage is None else usage.cached_tokens,
+                cost_usd,
+                iso_z(utc_now()),
+            ),
+        )
 
     def __len__(self) -> int:
         with self._lock:
