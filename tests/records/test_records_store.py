@@ -44,6 +44,25 @@ def status(run_id: str) -> RunStatus:
     )
 
 
+def attempt(run_id: str) -> AttemptRecord:
+    """One scored attempt of task ``a``, repeat 0."""
+    return AttemptRecord(
+        run_id=run_id,
+        config_fingerprint="f",
+        task_id="a",
+        task_fingerprint="t",
+        family="grounded-qa",
+        split="public",
+        repeat=0,
+        outcome="scored",
+        value=1.0,
+        passed=True,
+        started_at=WHEN,
+        finished_at=WHEN,
+        trace=Trace(answers=["x"]),
+    )
+
+
 def make(store: RunStore, run_id: str, mtime: int | None = None) -> Path:
     run = store.create(config(run_id), status(run_id))
     if mtime is not None:
@@ -101,21 +120,7 @@ def test_a_run_is_never_overwritten(tmp_path: Path) -> None:
 def test_attempts_are_written_once(tmp_path: Path) -> None:
     store = RunStore(tmp_path / "runs")
     run = store.resolve(str(make(store, "20261201T100000Z-aaaaaa")))
-    record = AttemptRecord(
-        run_id=run.run_id,
-        config_fingerprint="f",
-        task_id="a",
-        task_fingerprint="t",
-        family="grounded-qa",
-        split="public",
-        repeat=0,
-        outcome="scored",
-        value=1.0,
-        passed=True,
-        started_at=WHEN,
-        finished_at=WHEN,
-        trace=Trace(answers=["x"]),
-    )
+    record = attempt(run.run_id)
     path = run.write_attempt(record)
     assert path.name == "a--r0.json"
     with pytest.raises(RunStoreError) as info:
@@ -200,21 +205,7 @@ def test_a_status_makes_the_attempt_names_before_it_durable(
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
-    record = AttemptRecord(
-        run_id=run.run_id,
-        config_fingerprint="f",
-        task_id="a",
-        task_fingerprint="t",
-        family="grounded-qa",
-        split="public",
-        repeat=0,
-        outcome="scored",
-        value=1.0,
-        passed=True,
-        started_at=WHEN,
-        finished_at=WHEN,
-        trace=Trace(answers=["x"]),
-    )
+    record = attempt(run.run_id)
     written = run.write_attempt(record)
     attempts = str(written.parent)
     assert attempts not in synced  # the file's bytes only

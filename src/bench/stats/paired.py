@@ -117,18 +117,15 @@ def paired_difference(
     from .ranks import min_resamples
 
     floor = min_resamples(alpha / 2.0)
+    method = f"paired stratified bootstrap over {n} shared tasks, B={B}, seed={seed}, percentile"
     if floor > B:  # the interval's ends rest on a handful of resamples: it decides nothing
-        return PairedDifference(
-            difference=value,
-            lo=lo,
-            hi=hi,
-            level=level,
-            n=n,
-            p_value=None,
-            significant=False,
-            method=f"paired stratified bootstrap over {n} shared tasks, B={B}, seed={seed}, "
-            f"percentile; fewer than {floor} resamples: not decided",
-            decided_by=f"nothing: B={B} resamples are too few to decide (at least {floor})",
+        significant = False
+        method += f"; fewer than {floor} resamples: not decided"
+        decided = f"nothing: B={B} resamples are too few to decide (at least {floor})"
+    else:
+        significant = lo > 0.0 or hi < 0.0
+        decided = f"the {level:.0%} bootstrap interval " + (
+            "excludes 0" if significant else "contains 0"
         )
     return PairedDifference(
         difference=value,
@@ -137,10 +134,9 @@ def paired_difference(
         level=level,
         n=n,
         p_value=None,
-        significant=lo > 0.0 or hi < 0.0,
-        method=f"paired stratified bootstrap over {n} shared tasks, B={B}, seed={seed}, percentile",
-        decided_by=f"the {level:.0%} bootstrap interval "
-        + ("excludes 0" if lo > 0.0 or hi < 0.0 else "contains 0"),
+        significant=significant,
+        method=method,
+        decided_by=decided,
     )
 
 

@@ -153,39 +153,28 @@ class JudgeCache:
         usage: Usage | None,
         cost_usd: float | None,
     ) -> None:
+        row = (
+            key,
+            int(passed),
+            reason,
+            model,
+            float(temperature),
+            None if usage is None else usage.prompt_tokens,
+            None if usage is None else usage.completion_tokens,
+            None if usage is None else usage.cached_tokens,
+            cost_usd,
+            iso_z(utc_now()),
+        )
         with self._lock:
             try:
-                self._put(key, passed, reason, model, temperature, usage, cost_usd)
+                self._db.execute(
+                    "INSERT OR REPLACE INTO verdicts (key, passed, reason, model, temperature,"
+                    " prompt_tokens, completion_tokens, cached_tokens, cost_usd, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
             except sqlite3.Error as exc:  # a full disk was a sqlite3 traceback
                 raise _refusal(exc, self.path, "cannot write to the judge cache") from None
-
-    def _put(
-        self,
-        key: str,
-        passed: bool,
-        reason: str,
-        model: str,
-        temperature: float,
-        usage: Usage | None,
-        cost_usd: float | None,
-    ) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO verdicts (key, passed, reason, model, temperature,"
-            " prompt_tokens, completion_tokens, cached_tokens, cost_usd, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                key,
-                int(passed),
-                reason,
-                model,
-                float(temperature),
-                None if usage is None else usage.prompt_tokens,
-                None if usage is None else usage.completion_tokens,
-                None if usage is None else usage.cached_tokens,
-                cost_usd,
-                iso_z(utc_now()),
-            ),
-        )
 
     def __len__(self) -> int:
         with self._lock:
