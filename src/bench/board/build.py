@@ -301,6 +301,14 @@ def build(options: BuildOptions) -> BuildResult:
             warnings += [w for w in page_warnings if w not in warnings]
         update = {"warnings": page_warnings, "suite": page.suite, "suites": switcher}
         boards.append((page.stem, board.model_copy(update=update)))
+    if bundles is not None and bundles.unwritten:
+        # the build's own report only, never a page: a board is the same with or without
+        # its cache (a new list: the one-page board holds ``warnings`` itself)
+        warnings = [
+            *warnings,
+            f"--cache not written ({bundles.unwritten[0]}): the next build verifies "
+            "these bundles again",
+        ]
     if options.strict and problems:
         # Why each bundle failed, as bench verify says it: for this error only, never a page.
         why = [f"{e.source_path}: {e.verify_detail}" for e in loaded if e.verify_detail]

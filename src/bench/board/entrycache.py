@@ -70,6 +70,8 @@ class EntryCache:
         self.seal_key = key
         self.hits = 0
         self.misses = 0
+        self.unwritten: OSError | None = None
+        """Why the last ``put`` wrote nothing (a full disk), for the build to say."""
 
     @staticmethod
     def key(*parts: str) -> str:
@@ -99,7 +101,10 @@ class EntryCache:
         try:
             sealed = seal(self.seal_key, f"entry:{key}", _encode(entry, digest))
             write_keyed(self.directory, key, SUFFIX, sealed)
-        except OSError:
+        except OSError as exc:
+            if exc.filename is None:
+                exc.filename = str(self.directory)
+            self.unwritten = exc
             return False
         return True
 

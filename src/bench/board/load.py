@@ -154,6 +154,9 @@ class BundlesLoader:
     bundles do not use."""
     pruned: list[int] = field(default_factory=list, compare=False)
     """How many stale cache files each ``load`` removed (``cache_prune``)."""
+    unwritten: list[str] = field(default_factory=list, compare=False)
+    """Why the cache could not be written (``path: reason``), when it could not: the build
+    goes on without it, and says so rather than report a cache the next build will not find."""
     digests: Path | None = None
     """Where provenance keeps the bundles' digests (``DigestStore``): ``cache/provenance``
     with a cache; for a build without one, a private temporary directory that ``load`` makes
@@ -184,6 +187,9 @@ class BundlesLoader:
                 found[bundle] = loaded
                 keep = store is not None and (loaded[0].verified or not self.verify)
                 if keep and store is not None and not store.put(keys.get(bundle), *loaded):
+                    error = store.unwritten
+                    if error is not None:
+                        self.unwritten.append(f"{error.filename}: {error.strerror or error}")
                     store = None  # unwritable since check_options tried it: go on without
         self.reused.append(len(bundles) - len(todo))
         if self.cache_prune and self.cache is not None:

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.core.diskerror import raise_if_disk
 from bench.core.errors import BenchError
 
 from .errors import BoardInputError
@@ -92,6 +93,7 @@ def bundle_data(bundle: Path, verified: bool) -> bytes:
     except VerifyFailure as exc:
         raise BoardInputError(f"{exc.code}: {exc.message}", path=where) from None
     except OSError as exc:
+        raise_if_disk(exc, where)  # the disk, not the bundle: IO_ERROR
         raise BoardInputError(f"cannot be read: {exc.strerror}", path=where) from None
     if not verified:
         return data

@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationError
 
+from .diskerror import raise_if_disk
 from .errors import InputError, UsageError
 from .ids import ID_PATTERN
 from .models import FORMAT_VERSION, Strict
@@ -106,6 +107,7 @@ def read_suite_manifest(path: Path) -> SuiteManifest:
         with path.open("rb") as handle:
             data = handle.read(MAX_SUITE_FILE_BYTES + 1)
     except OSError as exc:
+        raise_if_disk(exc, path)  # the disk, not the manifest: IO_ERROR, never "invalid"
         raise InputError(
             f"cannot read: {exc.strerror}", code="SUITE_MANIFEST_INVALID", path=path
         ) from None

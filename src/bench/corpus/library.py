@@ -12,6 +12,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
+from bench.core.diskerror import raise_if_disk
 from bench.core.errors import BenchError, InputError
 
 from .index import Corpus
@@ -64,6 +65,7 @@ class CorpusLibrary:
         try:
             data = path.read_bytes()
         except OSError as exc:
+            raise_if_disk(exc, path)  # the disk, not the corpus: IO_ERROR
             raise InputError(
                 f"corpus document '{doc}' cannot be read ({exc.strerror})",
                 code="CORPUS_READ",

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.core.diskerror import raise_if_disk
 from bench.core.ids import is_valid_id
 
 from .errors import SignersError
@@ -103,6 +104,7 @@ def read_signers_text(path: Path) -> str:
     try:
         data = path.read_bytes()
     except OSError as exc:
+        raise_if_disk(exc, path)  # the disk, not the file: IO_ERROR, never "missing"
         raise SignersError(
             f"cannot read allowed_signers: {exc.strerror}", code="SIGNERS_MISSING", path=path
         ) from None

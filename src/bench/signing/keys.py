@@ -10,6 +10,8 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from bench.core.diskerror import raise_if_disk
+
 from . import wire
 from .errors import KeyError_
 
@@ -24,6 +26,7 @@ def load_private_key(path: Path) -> Ed25519PrivateKey:
     try:
         data = path.read_bytes()
     except OSError as exc:
+        raise_if_disk(exc, path)  # the disk, not the key: IO_ERROR
         raise KeyError_(f"cannot read the key: {exc.strerror}", path=path) from None
     if b"BEGIN OPENSSH PRIVATE KEY" not in data:
         raise KeyError_(
@@ -93,7 +96,10 @@ def read_public_key_file(path: Path) -> bytes:
     """The blob of an ``id_ed25519.pub`` style file; only ed25519."""
     try:
         text = path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise_if_disk(exc, path)  # the disk, not the key: IO_ERROR
+        raise KeyError_(f"cannot read the public key: {exc.strerror}", path=path) from None
+    except UnicodeDecodeError as exc:
         raise KeyError_(f"cannot read the public key: {exc}", path=path) from None
     parts = text.split()
     if len(parts) < 2:

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from bench.core.diskerror import raise_if_disk
 from bench.core.errors import InputError
 from bench.core.files import read_structured
 from bench.core.ids import is_valid_id
@@ -124,6 +125,7 @@ def read_entrant(path: Path) -> EntrantRecord:
     try:  # not followed: a link reads whatever it points at (another entrant's record)
         mode = os.lstat(path).st_mode
     except OSError as exc:
+        raise_if_disk(exc, path)  # the disk, not the registry file: IO_ERROR
         raise RegistryError(f"cannot be read: {exc.strerror}", path=path) from None
     if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
         kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"

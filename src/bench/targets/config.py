@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from bench.core.diskerror import raise_if_disk
 from bench.core.errors import InputError
 from bench.core.secrets import find_value, target_findings
 from bench.core.validation import describe
@@ -44,7 +45,12 @@ def read_dotenv(path: Path) -> dict[str, str]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise_if_disk(exc, path)  # the disk, not the file: IO_ERROR, never "invalid"
+        raise InputError(
+            f"cannot read .env: {exc.strerror}", code="INPUT_INVALID", path=path
+        ) from None
+    except UnicodeDecodeError as exc:
         raise InputError(f"cannot read .env: {exc}", code="INPUT_INVALID", path=path) from None
     values: dict[str, str] = {}
     for line in text.splitlines():

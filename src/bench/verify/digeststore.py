@@ -24,6 +24,7 @@ import sys
 from array import array
 from pathlib import Path
 
+from bench.core.diskerror import raise_if_disk
 from bench.core.keyed import prune, read_keyed, real_directory, write_keyed
 from bench.core.seal import SealKey, seal, unseal
 from bench.records.bundle import ATTEMPTS
@@ -129,7 +130,8 @@ class DigestStore:
         path = (bundle / ATTEMPTS).resolve()
         try:
             st = path.stat()
-        except OSError:
+        except OSError as exc:
+            raise_if_disk(exc, path)  # a disk that refused is said, never read as "no digest"
             return None
         stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
         memo = _MEMO.get((self.directory, self.seal_key, path))

@@ -67,6 +67,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bench.core.canonical import canonical_json
+from bench.core.diskerror import raise_if_disk
 from bench.records.bundle import ATTEMPTS, MANIFEST
 from bench.records.run import AttemptRecord
 
@@ -344,7 +345,8 @@ def read_other(bundle: Path) -> tuple[Contents, Digest] | None:
     path = (bundle / ATTEMPTS).resolve()
     try:
         stat = path.stat()
-    except OSError:
+    except OSError as exc:
+        raise_if_disk(exc, path)  # unread, a duplicate would pass: the disk is said instead
         return None
     key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
     cached = _READ.get(path)
@@ -388,7 +390,10 @@ def contents_of_bundle(bundle: Path) -> Contents | None:
                 )
                 if found is not None:
                     out[str(value["task_id"])].append(found)
-    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError):
+    except OSError as exc:
+        raise_if_disk(exc, bundle / ATTEMPTS)  # a bad gzip stream has no errno: the data
+        return None
+    except (EOFError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return out
 
@@ -519,7 +524,10 @@ def created_of(bundle: Path) -> str:
         with handle:
             value = json.loads(handle.read(MAX_MANIFEST_BYTES + 1))
         return str(value.get("created_at", "")) if isinstance(value, dict) else ""
-    except (OSError, ValueError):
+    except OSError as exc:
+        raise_if_disk(exc, bundle / MANIFEST)
+        return ""
+    except ValueError:
         return ""
 
 

@@ -43,6 +43,7 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from bench.core.budget import Budget
+from bench.core.diskerror import raise_if_disk
 from bench.core.rng import MAX_SEED
 from bench.core.suite import DEFAULT_REF
 from bench.core.validation import describe
@@ -112,6 +113,9 @@ def open_regular(file: Path, max_bytes: int) -> IO[bytes]:
     except OSError as exc:
         if file.is_symlink():
             raise VerifyFailure(Code.PATH_UNSAFE, "is a symlink", path=where) from None
+        # A disk that refused (EIO, a permission) says nothing about the bundle: IO_ERROR,
+        # exit 3, never a verdict about its submitter
+        raise_if_disk(exc, where)
         raise VerifyFailure(
             Code.BUNDLE_FILE_MISSING, f"cannot be read: {exc.strerror}", path=where
         ) from None
