@@ -86,6 +86,7 @@ def check_options(options: BuildOptions) -> None:
         raise BoardUsageError("must be at least 1", field="--resamples")
     if options.seed < 0:
         raise BoardUsageError("must be a non-negative integer", field="--seed")
+    _check_out(options.out)
     if options.cache is not None:
         if options.cache_key is not None and options.cache.is_symlink():
             raise BoardUsageError(
@@ -99,6 +100,17 @@ def check_options(options: BuildOptions) -> None:
     elif options.cache_key is not None or options.cache_prune:
         flag = "--cache-key-env" if options.cache_key is not None else "--cache-prune"
         raise BoardUsageError("needs --cache DIR", code="BOARD_CACHE", field=flag)
+
+
+def _check_out(out: Path) -> None:
+    """``--out`` can hold a site, said before any bundle is verified (minutes, for a large
+    board), not after: the same rules the site's writer holds it to (``site.write_site``)."""
+    parent = out.resolve().parent
+    if not parent.is_dir():
+        said = "is not a directory" if parent.exists() else "does not exist"
+        raise BoardBuildError(f"the parent directory {said}", code="BOARD_OUT", path=parent)
+    if out.exists() and not out.is_dir():
+        raise BoardBuildError("exists and is not a directory", code="BOARD_OUT", path=out)
 
 
 def _check_writable(directory: Path) -> None:
