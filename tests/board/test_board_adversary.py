@@ -5,6 +5,7 @@ Pareto frontier")."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -76,9 +77,12 @@ def test_clones_push_a_rival_down_by_the_rows_that_beat_it_and_change_nothing_el
     assert all(after[f"clone{k}"].rank == 1 for k in range(6))
 
 
-def _site(tmp_path: Path, specs: list[SynthRun], resamples: int) -> dict[str, Any]:
-    from conftest import _options
-
+def _site(
+    tmp_path: Path, specs: list[SynthRun], resamples: int, make_options: Callable[..., Any]
+) -> dict[str, Any]:
+    # the board tests' options through their fixture: ``from conftest import`` found another
+    # directory's conftest.py first on some pytest-xdist workers
+    _options = make_options
     write_runs(tmp_path / "runs", specs)
     out = tmp_path / "site"
     build(_options(tmp_path, out, submissions=None, repo_url=None, resamples=resamples,
@@ -88,13 +92,15 @@ def _site(tmp_path: Path, specs: list[SynthRun], resamples: int) -> dict[str, An
     return {"page": page, **data}
 
 
-def test_a_built_board_of_real_runs_on_one_resample_claims_no_order(tmp_path: Path) -> None:
+def test_a_built_board_of_real_runs_on_one_resample_claims_no_order(
+    tmp_path: Path, make_options: Callable[..., Any]
+) -> None:
     (tmp_path / "runs").mkdir()
     specs = [
         SynthRun("strong", "Strong", {t: [1.0] for t in IDS}, FAMS),
         SynthRun("weak", "Weak", {t: [float(i % 2)] for i, t in enumerate(IDS)}, FAMS, cost=0.02),
     ]
-    site = _site(tmp_path, specs, resamples=1)
+    site = _site(tmp_path, specs, resamples=1, make_options=make_options)
     (cohort,) = site["cohorts"]
     assert [e["rank"] for e in cohort["entries"]] == [1, 1]
     assert not any(e["dominated_95"] for e in cohort["entries"])
@@ -129,14 +135,16 @@ def test_whole_split_cohorts_come_before_subsets_of_as_many_rows() -> None:
     assert [c.cohort_key for c in board.cohorts] == ["cohort-1", "0" * 16]
 
 
-def test_the_page_shows_a_lone_row_as_alone_not_rank_one(tmp_path: Path) -> None:
+def test_the_page_shows_a_lone_row_as_alone_not_rank_one(
+    tmp_path: Path, make_options: Callable[..., Any]
+) -> None:
     (tmp_path / "runs").mkdir()
     specs = [
         SynthRun("strong", "Strong", {t: [1.0] for t in IDS}, FAMS),
         SynthRun("weak", "Weak", {t: [float(i % 2)] for i, t in enumerate(IDS)}, FAMS),
         SynthRun("shopper", "Shopper", {t: [0.0, 0.0] for t in IDS}, FAMS),  # 2 repeats
     ]
-    site = _site(tmp_path, specs, resamples=200)
+    site = _site(tmp_path, specs, resamples=200, make_options=make_options)
     first, second = site["cohorts"]
     assert {e["entrant"] for e in first["entries"]} == {"strong", "weak"}
     assert [e["entrant"] for e in second["entries"]] == ["shopper"]
