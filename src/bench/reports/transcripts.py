@@ -15,8 +15,12 @@ from .summary import RunSummary
 def records_from_files(summary: RunSummary, run: RunDir) -> Callable[[str], list[AttemptRecord]]:
     """A task id -> its records in ``summary``, each read again whole from ``run``."""
 
+    repeats: dict[str, list[int]] = {}
+    for record in summary.records:  # one pass, not one per failed task
+        repeats.setdefault(record.task_id, []).append(record.repeat)
+
     def records_of(task_id: str) -> list[AttemptRecord]:
-        return [run.attempt(r.task_id, r.repeat) for r in summary.records if r.task_id == task_id]
+        return [run.attempt(task_id, repeat) for repeat in repeats.get(task_id, ())]
 
     return records_of
 
