@@ -2,10 +2,11 @@
 
 Another entrant's published bundle, renamed, given a new run id and re-signed with the thief's
 key, passes every other check. What a thief cannot change without re-running is what the
-entrant *did*, so each attempt is reduced to its **content**: its answers (Unicode NFKC,
-case-folded, whitespace collapsed) and its tool calls (name and canonical arguments, in
-order). Names, ids, signatures, run ids, timings, token counts, costs, the model's name and
-the order of repeats are not content.
+entrant *did*, so each attempt is reduced to its **content**: its answers (read as the copy
+rules read them: compatibility forms folded, invisible characters and accents deleted, Latin
+look-alikes read as Latin letters; case-folded, whitespace collapsed) and its tool calls (name
+and canonical arguments, read alike, in order). Names, ids, signatures, run ids, timings,
+token counts, costs, the model's name and the order of repeats are not content.
 
 Two bundles are compared task by task: an attempt of this bundle is *shared* when any attempt
 of the other on the same task is a near copy of it (one attempt of theirs can be copied into
@@ -14,10 +15,11 @@ shares them all). Two rules, either of which makes this bundle a **duplicate** (
 and why in docs/SUBMISSIONS.md, "Provenance"):
 
 1. **Own words.** An attempt's *own words* are its answers' words that appear nowhere in its
-   conversation's user, system or tool messages (what the world handed it: the question, the
-   passages). An attempt with at least ``MIN_OWN_WORDS`` (5) of them is *distinctive*. If at
-   least ``OWN_SHARE`` (50 %) of this bundle's distinctive attempts (at least ``MIN_OWN`` = 3
-   of them, on tasks both attempted) have a near copy in the other
+   conversation's user or tool messages (what the task and its world handed it: the
+   question, the passages; the entrant's own system prompt is not handed to it). An attempt
+   with at least ``MIN_OWN_WORDS`` (5) of them is *distinctive*. If at least ``OWN_SHARE``
+   (50 %) of this bundle's distinctive attempts (at least ``MIN_OWN`` = 3 of them, on tasks
+   both attempted) have a near copy in the other
    (Jaccard similarity of own words and tool calls at least ``NEAR_OWN`` = 0.8, or the other's
    own words and tool calls at least ``CONTAIN_OWN`` = 90 % inside this one's, which is at most
    ``PAD_RATIO`` = 2 times their number: a copy padded with words of its own), it is a copy:
@@ -59,7 +61,6 @@ import hashlib
 import json
 import re
 import subprocess
-import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -70,6 +71,7 @@ from bench.core.canonical import canonical_json
 from bench.core.diskerror import raise_if_disk
 from bench.records.bundle import ATTEMPTS, MANIFEST
 from bench.records.run import AttemptRecord
+from bench.scorers.answers import fold
 
 from .codes import Code
 from .failure import VerifyFailure
@@ -90,11 +92,24 @@ MIN_ALL = 3
 GIT_TIMEOUT_S = 30.0
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
+# What an attempt was handed: the task's messages and its world's tool results. The bundle
+# under verification's own ``system_prompt`` (the first message, which the harness adds when
+# the target sets one: the binding check holds it there) is not: a prompt listing another
+# bundle's answers made every copied word handed, so no attempt had words of its own and the
+# own-words rule compared none. A task's own system messages (BFCL's) are handed.
 _CONTEXT_ROLES = frozenset({"user", "system", "tool"})
 
 
 def _normal(text: str) -> str:
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    """``text`` as provenance compares it: read as the scorers' copy rules read it
+    (``scorers.answers.fold``: compatibility forms folded, invisible characters, accents and
+    combining marks deleted, letters of other scripts that look like Latin ones read as
+    those), case-folded, runs of whitespace made one space. A copy with a soft hyphen, a
+    zero-width space or a Cyrillic look-alike in every word reads as the text it copies (with
+    NFKC alone, each such word was a new word: a thief's copy of another entrant's bundle,
+    drawn on the board and the transcript page exactly as the original, shared none of its
+    words)."""
+    return _SPACE.sub(" ", fold(text).casefold()).strip()
 
 
 def _words(text: str) -> set[str]:
@@ -147,9 +162,9 @@ def content(
     answers: Iterable[Any], tool_calls: Iterable[tuple[Any, Any]], context: Iterable[Any] = ()
 ) -> Content | None:
     """An attempt's content (None when it has no answer text and no tool call). ``context``:
-    the texts the attempt was handed (user, system and tool messages)."""
+    the texts the attempt was handed (``_CONTEXT_ROLES``)."""
     texts = [_normal(a) for a in answers if isinstance(a, str)]
-    calls = [f"\0call:{name}:{canonical_json(args).decode()}" for name, args in tool_calls]
+    calls = [f"\0call:{name}:{_normal(canonical_json(args).decode())}" for name, args in tool_calls]
     if not any(texts) and not calls:
         return None
     digest = hashlib.sha256(canonical_json({"answers": texts, "calls": calls})).hexdigest()
@@ -159,14 +174,19 @@ def content(
     return Content(digest, frozenset(said | set(calls)), frozenset(own | set(calls)), len(own))
 
 
-def contents_of_records(records: list[AttemptRecord]) -> Contents:
+def contents_of_records(records: list[AttemptRecord], own_prompt: str | None = None) -> Contents:
+    """The contents of a bundle's attempts; ``own_prompt``: its target's ``system_prompt``,
+    which its attempts were not handed by the task (``_CONTEXT_ROLES``)."""
     out: Contents = defaultdict(list)
     for record in records:
         trace = record.trace
+        messages = trace.messages
+        if own_prompt and messages and messages[0].role == "system":
+            messages = messages[1:]  # the harness put the entrant's own prompt first
         found = content(
             trace.answers,
             [(c.name, c.arguments) for c in trace.tool_calls],
-            [m.content for m in trace.messages if m.role in _CONTEXT_ROLES],
+            [m.content for m in messages if m.role in _CONTEXT_ROLES],
         )
         if found is not None:
             out[record.task_id].append(found)
@@ -557,7 +577,8 @@ def check_provenance(
     """Refuse ``bundle`` when an earlier bundle under the results root has the same (or
     nearly the same) attempts. ``digests``: where another bundle's digest comes from (a
     ``DigestStore`` keeps them between processes); by default it is read."""
-    mine = contents_of_records(run.attempts)
+    prompt = run.config.target.get("system_prompt")
+    mine = contents_of_records(run.attempts, prompt if isinstance(prompt, str) else None)
     if not mine:
         return
     here = bundle.resolve()
