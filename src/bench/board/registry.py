@@ -7,13 +7,12 @@ fails the build): the row keeps the name its run gave and shows no description.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from bench.signing.registry import REGISTRY_SUFFIX, EntrantRecord, RegistryError, read_entrant
 
+from .lookalike import WILDCARD, name_problem, skeleton, skeletons_match
 from .model import Board, EntrantInfo
 
 
@@ -72,81 +71,93 @@ def attach_registry(board: Board, records: dict[str, EntrantRecord]) -> Board:
     return board.model_copy(update={"cohorts": cohorts})
 
 
-# Letters of other scripts (and digits) drawn like Latin letters, by what they look like.
-_LOOKALIKE = str.maketrans(
-    {
-        **dict.fromkeys("аАɑα", "a"),
-        **dict.fromkeys("ВΒвЬ", "b"),
-        **dict.fromkeys("сСϲℂ", "c"),
-        **dict.fromkeys("ԁⅾ", "d"),
-        **dict.fromkeys("еЕΕε", "e"),
-        **dict.fromkeys("ϜҒ", "f"),
-        **dict.fromkeys("ɡ", "g"),
-        **dict.fromkeys("һНΗн", "h"),
-        **dict.fromkeys("іΙιӀ", "i"),
-        **dict.fromkeys("јЈ", "j"),
-        **dict.fromkeys("кКΚκ", "k"),
-        **dict.fromkeys("lI1|ӏǀⅼ", "l"),
-        **dict.fromkeys("мМΜ", "m"),
-        **dict.fromkeys("ΝпП", "n"),
-        **dict.fromkeys("oоОΟο0σ", "o"),
-        **dict.fromkeys("рРΡρ", "p"),
-        **dict.fromkeys("ԛ", "q"),
-        **dict.fromkeys("ѕЅ", "s"),
-        **dict.fromkeys("тТΤτ", "t"),
-        **dict.fromkeys("υ", "u"),
-        **dict.fromkeys("νѵ", "v"),
-        **dict.fromkeys("ԝѡ", "w"),
-        **dict.fromkeys("хХΧχ", "x"),
-        **dict.fromkeys("уУΥүҮγ", "y"),
-        **dict.fromkeys("ΖZ", "z"),
-    }
-)
-
-
 def name_skeleton(name: str) -> str:
-    """What a name looks like, for telling two entrants' names apart on the page: compatibility
-    forms folded (NFKC: full-width letters, ligatures), accents dropped, letters of other
-    scripts drawn like Latin ones (and 0, 1, I, l) mapped to one, ``rn`` read as ``m``, case
-    and runs of spaces ignored. Two names with one skeleton look alike to a reader."""
-    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", name))
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    text = text.translate(_LOOKALIKE).casefold().translate(_LOOKALIKE)
-    text = text.replace("rn", "m").replace("vv", "w")
-    return re.sub(r"\s+", " ", text).strip()
+    """What a name looks like, for telling two entrants' names apart on the page
+    (``lookalike.skeleton``): compatibility forms folded (NFKC: full-width and mathematical
+    letters, ligatures), accents, marks and characters that draw nothing dropped, every space
+    read as one and every dash as ``-``, letters of scripts drawn like Latin read as the Latin
+    letter they look like (by their Unicode name, or a table for Cyrillic, Greek, Coptic,
+    Armenian, Cherokee and Lisu; one that neither reads is ``lookalike.WILDCARD``, any letter),
+    ``0 1 I l`` as one, ``rn`` as ``m``, case ignored."""
+    return skeleton(name)
+
+
+def _name_problem(name: str, shown_as: str) -> str | None:
+    problem = name_problem(name)
+    return None if problem is None else f"{shown_as} {problem}"
+
+
+class _Seen:
+    """Skeletons seen so far and whose they are: an exact look-up, then (a wildcard on either
+    side) the skeletons of the same length that could match."""
+
+    def __init__(self) -> None:
+        self.exact: dict[str, str] = {}
+        self.every: dict[int, list[str]] = {}
+        self.wild: dict[int, list[str]] = {}
+
+    def owner(self, skeleton_: str) -> str | None:
+        if skeleton_ in self.exact:
+            return self.exact[skeleton_]
+        pool = self.every if WILDCARD in skeleton_ else self.wild
+        for other in pool.get(len(skeleton_), []):
+            if skeletons_match(skeleton_, other):
+                return self.exact[other]
+        return None
+
+    def add(self, skeleton_: str, entrant: str) -> None:
+        if skeleton_ in self.exact:
+            return
+        self.exact[skeleton_] = entrant
+        self.every.setdefault(len(skeleton_), []).append(skeleton_)
+        if WILDCARD in skeleton_:
+            self.wild.setdefault(len(skeleton_), []).append(skeleton_)
 
 
 def name_collisions(names: Mapping[str, str]) -> list[str]:
     """A problem for each pair of entrants whose shown names look alike (``name_skeleton``):
-    the board would show two entrants as one, or one under another's name. ``names``:
-    entrant -> the name its rows show."""
-    first: dict[str, str] = {}
+    the board would show two entrants as one, or one under another's name; and for each shown
+    name that could pass for another whatever the letters (``lookalike.name_problem``: letters
+    of two scripts, or a character that draws nothing). ``names``: entrant -> the name its rows
+    show."""
+    seen = _Seen()
     problems: list[str] = []
     for entrant in sorted(names):
-        skeleton = name_skeleton(names[entrant])
-        other = first.setdefault(skeleton, entrant)
-        if other != entrant:
+        name = names[entrant]
+        problem = _name_problem(name, f"the name of entrant '{entrant}' ({name!a})")
+        if problem is not None:
+            problems.append(f"{problem}: rename it in submissions/ (or the run's display name)")
+        skeleton_ = name_skeleton(name)
+        other = seen.owner(skeleton_)
+        if other is not None and other != entrant:
             problems.append(
                 f"entrants '{other}' and '{entrant}' show names that look alike "
-                f"({names[other]!a} and {names[entrant]!a}): rename one in submissions/"
+                f"({names[other]!a} and {name!a}): rename one in submissions/"
             )
+        seen.add(skeleton_, entrant)
     return problems
 
 
 def label_collisions(labels: Mapping[str, Iterable[str]], names: Mapping[str, str]) -> list[str]:
     """A problem for each run name that looks like (``name_skeleton``) another entrant's shown
-    name. ``labels``: entrant -> the display names its runs give themselves, each shown on its
-    row (beside a registered name as the row's label, or as the name of an unregistered
-    reference row); ``names``: entrant -> the name its rows show (``name_collisions``). A run's
-    own name is the bundle's word, never reviewed: named like another entrant, the row would
-    read as that entrant's."""
-    owner: dict[str, str] = {}
+    name, or could pass for one whatever the letters (``lookalike.name_problem``). ``labels``:
+    entrant -> the display names its runs give themselves, each shown on its row (beside a
+    registered name as the row's label, or as the name of an unregistered reference row);
+    ``names``: entrant -> the name its rows show (``name_collisions``, which speaks for a
+    label that is its entrant's shown name). A run's own name is the bundle's word, never
+    reviewed: named like another entrant, the row would read as that entrant's."""
+    seen = _Seen()
     for entrant in sorted(names):
-        owner.setdefault(name_skeleton(names[entrant]), entrant)
+        seen.add(name_skeleton(names[entrant]), entrant)
     problems: list[str] = []
     for entrant in sorted(labels):
         for label in sorted(set(labels[entrant])):
-            other = owner.get(name_skeleton(label))
+            if label != names.get(entrant):
+                shown_as = f"a run of entrant '{entrant}' is named {label!a}; it"
+                problem = _name_problem(label, shown_as)
+                if problem is not None:
+                    problems.append(f"{problem}: re-run under another display name")
+            other = seen.owner(name_skeleton(label))
             if other is not None and other != entrant:
                 problems.append(
                     f"a run of entrant '{entrant}' is named {label!a}; it and the name of "
