@@ -50,14 +50,14 @@ def render(name: str, compact: bool = False) -> str:
 
 
 def write_all(directory: Path) -> list[Path]:
-    from bench.core.atomic import write_atomic
+    """Write every schema into ``directory``, all or none (``write_set``): one file at a time,
+    a full disk or a signal left some schemas new and some old, a set no model ever had."""
+    from bench.core.atomic import made_directory, write_set
 
-    written = []
-    for name in MODELS:
-        path = directory / f"{name}.schema.json"
-        write_atomic(path, render(name).encode())
-        written.append(path)
-    return written
+    files = {f"{name}.schema.json": render(name).encode() for name in MODELS}
+    with made_directory(directory):
+        write_set(directory, files)
+    return [directory / name for name in files]
 
 
 def drift(directory: Path) -> list[str]:

@@ -355,6 +355,41 @@ def test_a_corrupt_cache_is_a_miss_and_an_unwritable_one_a_typed_error(
     assert not (tmp_path / "never").exists()
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_digest_the_cache_cannot_keep_is_said_once_and_the_build_goes_on(
+    results: Results, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    """A provenance digest that a full disk refused was dropped without a word: the build
+    said nothing, and the next one read every bundle again (helper F12)."""
+    import errno
+
+    from bench.verify import digeststore
+
+    plain = build(_options(results, tmp_path / "plain", 1))
+
+    def full(directory: Path, *_: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    digeststore._MEMO.clear()
+    monkeypatch.setattr(digeststore, "write_keyed", full)  # the entries are kept; digests not
+    cache = tmp_path / "cache"
+    done = build(_cached(results, tmp_path / "site", cache, jobs=jobs))
+    said = [w for w in done.warnings if "digest" in w]
+    assert said == [
+        f"--cache: a provenance digest not kept ({cache / 'provenance'}: "
+        f"{os.strerror(errno.ENOSPC)}): the board is the same, the next build reads those "
+        "bundles again"
+    ], done.warnings
+    assert [w for w in done.warnings if w not in said] == list(plain.warnings)
+    assert list(_files(tmp_path / "site")) == list(_files(tmp_path / "plain"))
+    monkeypatch.undo()
+    digeststore._MEMO.clear()
+    again = build(_cached(results, tmp_path / "again", cache, jobs=jobs))  # room again
+    assert list(again.warnings) == list(
+        plain.warnings
+    )  # not the earlier build's failure said again
+
+
 def test_the_key_follows_what_the_verdict_depends_on(results: Results) -> None:
     from bench.verify import provenance
     from bench.verify.dependencies import VerdictInputs, tree_digest

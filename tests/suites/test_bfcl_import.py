@@ -300,3 +300,52 @@ def test_a_reference_checker_that_cannot_be_installed_fails_the_tests_not_skips_
     assert "cannot install x" in str(failed.value)
     assert "no route to PyPI" in str(failed.value)
     assert "--require-hashes" in str(failed.value)
+
+
+def test_an_import_a_full_disk_stops_leaves_the_old_one_or_the_whole_new_one(
+    bfcl_package: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One file at a time, a full disk (or a signal) left some categories new beside old ones
+    under the old suite.json and README (helper F12); now it is all or none."""
+    import errno
+    import os
+    import shutil
+
+    from bench.suites.bfcl import import_bfcl
+
+    def tree(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+    real = os.fsync
+    calls = [0]
+    fail_at = [0]
+
+    def fsync(fd: int) -> None:  # the disk is full at the fail_at-th sync
+        calls[0] += 1
+        if calls[0] == fail_at[0]:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    few, more = ["simple_python"], ["simple_python", "simple_java", "multiple"]
+    out = tmp_path / "bfcl"
+    import_bfcl(out, bfcl_package, more)
+    new, total = tree(out), calls[0]
+    shutil.rmtree(out)
+    import_bfcl(out, bfcl_package, few)
+    old = tree(out)
+    for at in range(1, total + 1):
+        calls[0], fail_at[0] = 0, at
+        with pytest.raises(OSError) as info:
+            import_bfcl(out, bfcl_package, more)
+        assert info.value.filename is not None
+        now = tree(out)
+        assert now in (old, new), (at, sorted(set(now) ^ set(old)))
+        if now == new:  # failed at the last sync, the set whole: start from the old again
+            fail_at[0] = 0
+            shutil.rmtree(out)
+            import_bfcl(out, bfcl_package, few)
+    calls[0], fail_at[0] = 0, 1
+    with pytest.raises(OSError):
+        import_bfcl(tmp_path / "fresh", bfcl_package, more)
+    assert not (tmp_path / "fresh").exists()  # not an empty directory, nor some categories

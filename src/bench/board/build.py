@@ -321,6 +321,12 @@ def build(options: BuildOptions) -> BuildResult:
             f"--cache not written ({bundles.unwritten[0]}): the next build verifies "
             "these bundles again",
         ]
+    elif bundles is not None and bundles.digests_unwritten:
+        warnings = [  # the entries were kept; a bundle's provenance digest was not
+            *warnings,
+            f"--cache: a provenance digest not kept ({bundles.digests_unwritten[0]}): the "
+            "board is the same, the next build reads those bundles again",
+        ]
     if options.strict and problems:
         # Why each bundle failed, as bench verify says it: for this error only, never a page.
         why = [f"{e.source_path}: {e.verify_detail}" for e in loaded if e.verify_detail]

@@ -157,6 +157,9 @@ class BundlesLoader:
     unwritten: list[str] = field(default_factory=list, compare=False)
     """Why the cache could not be written (``path: reason``), when it could not: the build
     goes on without it, and says so rather than report a cache the next build will not find."""
+    digests_unwritten: list[str] = field(default_factory=list, compare=False)
+    """Why a provenance digest could not be kept in the cache (``path: reason``), when one
+    could not: the build is the same, the next one only slower (``digeststore.unwritten``)."""
     digests: Path | None = None
     """Where provenance keeps the bundles' digests (``DigestStore``): ``cache/provenance``
     with a cache; for a build without one, a private temporary directory that ``load`` makes
@@ -169,6 +172,10 @@ class BundlesLoader:
 
         bundles = self.bundles()
         store = EntryCache(self.cache, self.cache_key) if self.cache is not None else None
+        if self.cache is not None:
+            from bench.verify.digeststore import unwritten
+
+            unwritten(self.cache / "provenance", forget=True)  # an earlier build's, if any
         keys: dict[Path, str | None] = {}
         found: dict[Path, tuple[EntryInput, bytes]] = {}
         if store is not None:
@@ -192,6 +199,12 @@ class BundlesLoader:
                         self.unwritten.append(f"{error.filename}: {error.strerror or error}")
                     store = None  # unwritable since check_options tried it: go on without
         self.reused.append(len(bundles) - len(todo))
+        if self.cache is not None and not self.digests_unwritten:
+            from bench.verify.digeststore import unwritten
+
+            said = unwritten(self.cache / "provenance")  # by this process's verifications
+            if said is not None:
+                self.digests_unwritten.append(said)
         if self.cache_prune and self.cache is not None:
             self.pruned.append(self._prune(bundles, keys))
         return [found[bundle] for bundle in bundles]
@@ -250,7 +263,7 @@ class BundlesLoader:
             cache = TaskCache()
             if prime:
                 for bundle in bundles:
-                    _prime_digest((self, bundle))
+                    self._digest_said(_prime_digest((self, bundle)))
             for bundle in bundles:
                 yield _raise(self.load_one(bundle, repo_url, cache))
             return
@@ -260,8 +273,8 @@ class BundlesLoader:
             max_workers=min(self.jobs, len(bundles)), initializer=_start_worker
         ) as pool:
             if prime:  # every digest once, spread over the pool, before any bundle needs them
-                for _ in pool.map(_prime_digest, [(self, bundle) for bundle in bundles]):
-                    pass
+                for said in pool.map(_prime_digest, [(self, bundle) for bundle in bundles]):
+                    self._digest_said(said)
             work = [(self, bundle, repo_url) for bundle in bundles]
             try:  # in the bundles' order: the first error is the one a serial read meets
                 for loaded in pool.map(_load_in_worker, work):
@@ -269,6 +282,12 @@ class BundlesLoader:
             except BoardInputError:
                 pool.shutdown(wait=True, cancel_futures=True)
                 raise
+
+    def _digest_said(self, said: str | None) -> None:
+        """Keep the first reason a digest could not be kept in the cache (not in a build's
+        private scratch store, which is gone at its end anyway)."""
+        if said is not None and self.cache is not None and not self.digests_unwritten:
+            self.digests_unwritten.append(said)
 
     def _options(self, bundle: Path, cache: TaskCache | None) -> VerifyOptions:
         from bench.verify import VerifyOptions
@@ -368,13 +387,13 @@ def _start_worker() -> None:
     _WORKER_CACHE[:] = [TaskCache()]
 
 
-def _prime_digest(work: tuple[BundlesLoader, Path]) -> None:
+def _prime_digest(work: tuple[BundlesLoader, Path]) -> str | None:
     """Put ``bundle``'s provenance digest in the loader's store (a bundle that cannot be
-    read has none: its own verification says why)."""
+    read has none: its own verification says why); why it could not be kept, if it could
+    not (``DigestStore.prime``)."""
     loader, bundle = work
     where = loader._digest_dir()
-    if where is not None:
-        loader._store(where).prime(bundle)
+    return None if where is None else loader._store(where).prime(bundle)
 
 
 def _load_in_worker(work: tuple[BundlesLoader, Path, str | None]) -> _Loaded:

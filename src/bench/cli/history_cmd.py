@@ -89,7 +89,7 @@ def leaderboard(db: Path | None, runs_dir: Path, fmt: str) -> None:
 @runs_dir_option
 def export(db: Path | None, fmt: str, out: Path | None, runs_dir: Path) -> None:
     """Export the run history as CSV (formula cells neutralised) or JSON."""
-    from bench.core.atomic import write_atomic
+    from bench.core.atomic import made_directory, write_atomic
     from bench.reports.board import list_runs
     from bench.reports.export import export_csv, export_json
 
@@ -100,6 +100,6 @@ def export(db: Path | None, fmt: str, out: Path | None, runs_dir: Path) -> None:
     if out is None:
         click.echo(text, nl=False)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(out, text.encode("utf-8"))
+    with made_directory(out.parent):  # a full disk leaves no empty directory behind
+        write_atomic(out, text.encode("utf-8"))
     click.echo(f"wrote {out}")

@@ -90,18 +90,23 @@ def _out_path(text: str | None) -> Path | None:
 
 
 def _html(run: RunDir, out: Path | None, templates: Path | None, methodology: Path | None) -> Path:
-    import shutil
     import tempfile
 
     from bench.board import BuildOptions, build
     from bench.board.load import RunLoader
+    from bench.core.atomic import write_atomic
 
     if out is None:
         out = Path(f"{run.run_id}.html")
     elif out.is_dir():
         out = out / f"{run.run_id}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=out.parent, prefix=".report-") as scratch:
+    try:  # the page is built beside ``out``; a refusal there is said of ``out``
+        scratch_dir = tempfile.TemporaryDirectory(dir=out.parent, prefix=".report-")
+    except OSError as exc:
+        exc.filename = str(out)
+        raise
+    with scratch_dir as scratch:
         result = build(
             BuildOptions(
                 runs=None,
@@ -112,5 +117,6 @@ def _html(run: RunDir, out: Path | None, templates: Path | None, methodology: Pa
                 extra_loaders=(RunLoader(run),),
             )
         )
-        shutil.copyfile(result.index, out)
+        # atomically: a copy that a full disk stopped left half a page where the old was
+        write_atomic(out, result.index.read_bytes())
     return out

@@ -375,47 +375,74 @@ def run(
             said = f"{word} before the run started: nothing was written, nothing to resume"
         click.echo(said, err=True)
         raise SystemExit(interrupted_exit_code()) from None
-    from bench.reports.history import DEFAULT_DB, index_run, open_db
-
-    # Built once, and for a new run from the records its engine wrote: reading and checking
-    # every attempt file again was most of a summary's cost. A resumed run's are read.
-    summary = summarize(run_dir, records=None if resume_ref else kept.records)
-    del kept  # the summary holds the records now
-    db = open_db(runs_dir / DEFAULT_DB)  # the local history `bench history` and `leaderboard` read
+    # From here the run is finished and its files are all written: a signal (or a full disk
+    # under the history or the report) stops only what is said about it, so the last line
+    # says the run is whole and how to see it, not "terminated" alone, which read as a run
+    # to resume.
+    stage = "before its summary was made"
     try:
-        index_run(db, run_dir.path, summary)
-    finally:
-        db.close()
-    from bench.reports.output import write_report
+        from bench.reports.history import DEFAULT_DB, index_run, open_db
 
-    # Written for every run, beside the runs: runs/reports/YYYY/MM/<run_id>.md.
-    started = summary.status.started_at
-    where = runs_dir / "reports" / f"{started:%Y}" / f"{started:%m}" / f"{status.run_id}.md"
-    # Kept without transcripts: the report reads each failed task's from its files.
-    from bench.reports.transcripts import records_from_files
+        # Built once, and for a new run from the records its engine wrote: reading and
+        # checking every attempt file again was most of a summary's cost. A resumed run's are
+        # read.
+        summary = summarize(run_dir, records=None if resume_ref else kept.records)
+        del kept  # the summary holds the records now
+        stage = "while it was added to the history"
+        # the local history `bench history` and `leaderboard` read
+        db = open_db(runs_dir / DEFAULT_DB)
+        try:
+            index_run(db, run_dir.path, summary)
+        finally:
+            db.close()
+        from bench.reports.output import write_report
 
-    records_of = None if resume_ref else records_from_files(summary, run_dir)
-    written = write_report(summary, "markdown", where, records_of)
-    if fmt == "json":
-        from bench.reports.jsonreport import build_report, render_json
+        # Written for every run, beside the runs: runs/reports/YYYY/MM/<run_id>.md.
+        started = summary.status.started_at
+        where = runs_dir / "reports" / f"{started:%Y}" / f"{started:%m}" / f"{status.run_id}.md"
+        # Kept without transcripts: the report reads each failed task's from its files.
+        from bench.reports.transcripts import records_from_files
 
-        if mode == "json":  # after the events, one more line: stdout stays JSON Lines
-            click.echo(build_report(summary).model_dump_json())
-        else:
-            click.echo(render_json(summary), nl=False)
-    elif mode != "json":
-        for line in render_summary(summary):
-            click.echo(line)
-        for line in _error_lines(summary.records):
-            click.echo(line)
-        click.echo(f"  run directory {run_dir.path}")
-        click.echo(f"  report {written}")
-        failed = len(summary.failures)
-        click.echo(f"  {failed} failed task(s): bench show {status.run_id} --runs-dir {runs_dir}")
-        if summary.not_scorable:
-            # Left out of the score, so named here too: a reader of this summary alone must
-            # not take "passed 2/2" for the whole task set (docs/SCORING.md).
-            click.echo(f"  {_unscored_line(summary.not_scorable)}")
+        records_of = None if resume_ref else records_from_files(summary, run_dir)
+        stage = f"while its report {where} was written"
+        written = write_report(summary, "markdown", where, records_of)
+        stage = "while its summary was printed"
+        if fmt == "json":
+            from bench.reports.jsonreport import build_report, render_json
+
+            if mode == "json":  # after the events, one more line: stdout stays JSON Lines
+                click.echo(build_report(summary).model_dump_json())
+            else:
+                click.echo(render_json(summary), nl=False)
+        elif mode != "json":
+            for line in render_summary(summary):
+                click.echo(line)
+            for line in _error_lines(summary.records):
+                click.echo(line)
+            click.echo(f"  run directory {run_dir.path}")
+            click.echo(f"  report {written}")
+            failed = len(summary.failures)
+            show = f"bench show {status.run_id} --runs-dir {runs_dir}"
+            click.echo(f"  {failed} failed task(s): {show}")
+            if summary.not_scorable:
+                # Left out of the score, so named here too: a reader of this summary alone
+                # must not take "passed 2/2" for the whole task set (docs/SCORING.md).
+                click.echo(f"  {_unscored_line(summary.not_scorable)}")
+    except KeyboardInterrupt:
+        from .signals import interrupted_exit_code, interrupted_word
+
+        left = (
+            "nothing to resume"
+            if status.status == "complete"
+            else f"{status.partial_reason}: --resume with a larger run budget finishes it"
+        )
+        click.echo(
+            f"{interrupted_word()} after run {status.run_id} finished ({status.status}, "
+            f"{status.attempts_done} attempt(s) written; {left}), {stage}: "
+            f"bench show {status.run_id} --runs-dir {runs_dir} shows it",
+            err=True,
+        )
+        raise SystemExit(interrupted_exit_code()) from None
     if status.status == "partial":
         click.echo(
             f"partial: {status.partial_reason}; run the same command with a larger run budget "

@@ -141,56 +141,20 @@ def generate(out: Path, public: int | None, corpora: Path | None, check: bool) -
             raise SystemExit(1)
         click.echo(f"ok: {out} matches the generator ({len(tasks)} task(s))")
         return
-    out.mkdir(parents=True, exist_ok=True)
-    write_task_set(out, files)
+    from bench.core.atomic import made_directory
+
+    with made_directory(out):  # a fresh --out that could not be filled is not left empty
+        write_task_set(out, files)
     click.echo(f"wrote {len(files)} file(s), {len(tasks)} task(s) to {out}")
     click.echo(_table(counts(tasks)))
 
 
 def write_task_set(out: Path, files: dict[str, bytes]) -> None:
-    """Write every file of a task set into ``out``, all or none: each is written to a synced
-    temp file beside its place first; only when all are there are they renamed into place,
-    with SIGINT and SIGTERM held back for those few renames. Interrupted (Ctrl-C, SIGTERM,
-    a full disk) before that, ``out`` is as it was and holds no temp file: one file at a time,
-    an interrupted generate left half a task set (new files beside old ones, or a fresh
-    directory with some families missing, which a run would take for the whole set)."""
-    import contextlib
-    import os
-    import signal
-    import tempfile
+    """Write every file of a task set into ``out``, all or none (``bench.core.atomic.write_set``):
+    one file at a time, an interrupted generate left half a task set."""
+    from bench.core.atomic import write_set
 
-    temps: dict[str, str] = {}
-    try:
-        for name, data in sorted(files.items()):
-            fd, temp = tempfile.mkstemp(dir=out, prefix=".tmp-", suffix=".part")
-            temps[name] = temp
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-            except OSError as exc:
-                if exc.filename is None:
-                    exc.filename = str(out / name)
-                raise
-        mask = getattr(signal, "pthread_sigmask", None)  # POSIX
-        blocked = mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if mask else None
-        try:
-            for name in sorted(temps):
-                os.replace(temps[name], out / name)
-        finally:  # a signal that came meanwhile is delivered here, the set complete
-            if mask is not None and blocked is not None:
-                mask(signal.SIG_SETMASK, blocked)
-        temps.clear()
-        fd = os.open(out, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    finally:
-        for temp in temps.values():
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp)
+    write_set(out, files)
 
 
 def _table(table: dict[str, dict[str, int]]) -> str:
@@ -308,12 +272,12 @@ def lint(path: Path, corpora: Path | None) -> None:
 def import_cases(file: Path, out: Path, tools: Path | None, split: str) -> None:
     """Import a one-screen case file (name, language, requires, tools, cases) into an ordinary
     task file, one tool-trajectory task per case (docs/TASKSET.md has the mapping)."""
-    from bench.core.atomic import write_atomic
+    from bench.core.atomic import made_directory, write_atomic
     from bench.tasks.cases.convert import load_case_file, render_task_file, to_tasks
 
     document = load_case_file(file, tools)
     tasks = to_tasks(document, split=split, path=file)
-    out.mkdir(parents=True, exist_ok=True)
     target = out / f"{document.name}.yaml"
-    write_atomic(target, render_task_file(tasks, file.name))
+    with made_directory(out):  # a full disk leaves no empty --out behind
+        write_atomic(target, render_task_file(tasks, file.name))
     click.echo(f"wrote {len(tasks)} task(s) to {target}")

@@ -6,7 +6,7 @@ import contextlib
 import errno
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 
@@ -37,9 +37,10 @@ def _temp_with(directory: Path, data: bytes | Iterable[bytes]) -> Path:
 
 
 def _name(exc: OSError, path: Path) -> None:
-    """An ``OSError`` that names no file (``os.write`` or ``fsync`` on a full disk) is made to
-    name ``path``: the error a user reads says which file could not be written."""
-    if exc.filename is None:
+    """An ``OSError`` that names no file (``os.write`` or ``fsync`` on a full disk), or names
+    our temp file (``.tmp-….part``, a name the user never gave), is made to name ``path``:
+    the error a user reads says which file could not be written."""
+    if exc.filename is None or os.path.basename(str(exc.filename)).startswith(".tmp-"):
         exc.filename = str(path)
 
 
@@ -55,15 +56,82 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
 
 
 def _write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = _temp_with(path.parent, data)
-    try:
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
+    with made_directory(path.parent):  # a write that fails leaves no empty directory it made
+        temp = _temp_with(path.parent, data)
+        try:
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+            raise
     _fsync_dir(path.parent)
+
+
+def write_set(out: Path, files: dict[str, bytes]) -> None:
+    """Write every file of a set (a task set, the schemas) into ``out``, all or none: each
+    is written to a synced temp file beside its place first; only when all are there are they
+    renamed into place, with SIGINT and SIGTERM held back for those few renames. Interrupted
+    (Ctrl-C, SIGTERM, a full disk) before that, ``out`` is as it was and holds no temp file:
+    one file at a time, an interrupted write left half a set (new files beside old ones, or a
+    fresh directory with some missing, which a reader would take for the whole set). ``out``
+    and the directories of names like ``tasks/a.json`` must exist."""
+    import signal
+
+    temps: dict[str, str] = {}
+    try:
+        for name, data in sorted(files.items()):
+            fd, temp = tempfile.mkstemp(dir=out, prefix=".tmp-", suffix=".part")
+            temps[name] = temp
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            except OSError as exc:
+                _name(exc, out / name)
+                raise
+        mask = getattr(signal, "pthread_sigmask", None)  # POSIX
+        blocked = mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if mask else None
+        try:
+            for name in sorted(temps):
+                os.replace(temps[name], out / name)
+        finally:  # a signal that came meanwhile is delivered here, the set complete
+            if mask is not None and blocked is not None:
+                mask(signal.SIG_SETMASK, blocked)
+        temps.clear()
+        for directory in sorted({(out / name).parent for name in files}):
+            try:
+                _fsync_dir(directory)
+            except OSError as exc:
+                _name(exc, directory)
+                raise
+    finally:
+        for temp in temps.values():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+
+
+@contextlib.contextmanager
+def made_directory(directory: Path) -> Iterator[None]:
+    """Make ``directory`` (and its missing parents) for the block; when the block fails, the
+    directories it made are removed again if they are still empty: a write that a full disk
+    or a signal stopped leaves no empty output directory behind (one a later command would
+    take for an empty result). A directory that was there before is never removed."""
+    missing: list[Path] = []
+    at = directory
+    while not at.exists() and at != at.parent:
+        missing.append(at)
+        at = at.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        yield
+    except BaseException:
+        for made in missing:  # the deepest first
+            try:
+                made.rmdir()
+            except OSError:  # not empty (another writer's file), or gone: left as it is
+                break
+        raise
 
 
 def sync_dir(directory: Path) -> None:
@@ -144,4 +212,4 @@ def _link_unnamed(path: Path, data: bytes) -> bool:
         os.close(fd)
 
 
-__all__ = ["sync_dir", "write_atomic", "write_once"]
+__all__ = ["made_directory", "sync_dir", "write_atomic", "write_once", "write_set"]

@@ -163,14 +163,20 @@ def suites_given(
     return found
 
 
-def write_suite_manifest(path: Path, manifest: SuiteManifest) -> None:
-    """``suite.json`` as ``bench suite import`` writes it: sorted keys, two-space indent."""
+def suite_manifest_bytes(manifest: SuiteManifest) -> bytes:
+    """``suite.json``'s bytes as ``bench suite import`` writes them: sorted keys, two-space
+    indent."""
     text = json.dumps(
         manifest.model_dump(mode="json"), ensure_ascii=False, indent=2, sort_keys=True
     )
+    return (text + "\n").encode("utf-8")
+
+
+def write_suite_manifest(path: Path, manifest: SuiteManifest) -> None:
+    """``suite.json`` as ``bench suite import`` writes it (``suite_manifest_bytes``)."""
     from .atomic import write_atomic
 
-    write_atomic(path, (text + "\n").encode("utf-8"))  # never a truncated suite.json
+    write_atomic(path, suite_manifest_bytes(manifest))  # never a truncated suite.json
 
 
 __all__ = [
@@ -183,6 +189,7 @@ __all__ = [
     "load_suite",
     "read_suite_manifest",
     "suite_file_for",
+    "suite_manifest_bytes",
     "suites_given",
     "write_suite_manifest",
 ]

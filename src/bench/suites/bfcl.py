@@ -33,7 +33,7 @@ from pydantic import ValidationError
 
 from bench.core.errors import InputError
 from bench.core.ids import identifier_problem
-from bench.core.suite import SUITE_FILE, write_suite_manifest
+from bench.core.suite import SUITE_FILE
 from bench.core.validation import describe
 from bench.tasks.expectations import Calls
 from bench.tasks.model import Task, ToolSpec
@@ -379,26 +379,29 @@ def import_bfcl(
     out: Path, source: Path | None = None, categories: list[str] | None = None
 ) -> Imported:
     """Write ``out/tasks/bfcl-<category>.json``, ``out/README.md`` (licence, attribution) and
-    ``out/suite.json`` (the suite's name, version and methodology note: ``bench.core.suite``)."""
-    from bench.core.atomic import write_atomic
+    ``out/suite.json`` (the suite's name, version and methodology note: ``bench.core.suite``),
+    all or none (``write_set``): one file at a time, a full disk or a signal left some
+    categories new beside old ones under the old suite.json, an import no bfcl-eval made."""
+    from bench.core.atomic import made_directory, write_set
+    from bench.core.suite import suite_manifest_bytes
 
     found = locate(source)
     converted = convert(found, categories)
     tasks_dir = out / "tasks"
-    tasks_dir.mkdir(parents=True, exist_ok=True)
-    files: list[Path] = []
+    written: dict[str, bytes] = {}
     for category, tasks in converted.tasks.items():
-        path = tasks_dir / f"bfcl-{category.replace('_', '-')}.json"
+        name = f"tasks/bfcl-{category.replace('_', '-')}.json"
         document = {"format_version": 1, "tasks": tasks}
-        # atomic: a full disk leaves the file as it was, never truncated (write_text did)
         text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
-        write_atomic(path, text.encode("utf-8"))
-        files.append(path)
+        written[name] = text.encode("utf-8")
+    files = [out / name for name in written]
     counts = {category: len(tasks) for category, tasks in converted.tasks.items()}
     readme = out / "README.md"
-    write_atomic(readme, readme_text(found, counts, converted).encode("utf-8"))
+    written[readme.name] = readme_text(found, counts, converted).encode("utf-8")
     suite = out / SUITE_FILE
-    write_suite_manifest(suite, bfcl_manifest(found.version, found.licence, counts))
+    written[suite.name] = suite_manifest_bytes(bfcl_manifest(found.version, found.licence, counts))
+    with made_directory(tasks_dir):
+        write_set(out, written)
     return Imported(
         out=out,
         source=found,

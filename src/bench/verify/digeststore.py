@@ -17,7 +17,6 @@ sealed with the cache's key (``bench.core.seal``), when a file without its tag i
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import sys
@@ -39,6 +38,17 @@ _CHUNK = 1 << 20
 # For the rest of the process, by (store, key, attempts file): its (inode, size, mtime) and
 # digest.
 _MEMO: dict[tuple[Path, SealKey | None, Path], tuple[tuple[int, int, int], Digest | None]] = {}
+# For the rest of the process, by store directory: why the first digest that could not be
+# kept there was not (``path: reason``), for the build to say once (``unwritten``).
+_UNWRITTEN: dict[Path, str] = {}
+
+
+def unwritten(directory: Path, *, forget: bool = False) -> str | None:
+    """Why a digest could not be kept under ``directory`` in this process (``path: reason``,
+    the first such), or None: the build goes on without it, only slower next time, and says
+    so rather than report a cache the next build will not find. ``forget``: and forget it (a
+    build starting)."""
+    return _UNWRITTEN.pop(directory, None) if forget else _UNWRITTEN.get(directory)
 
 
 def _encode(digest: Digest) -> bytes:
@@ -141,11 +151,13 @@ class DigestStore:
         _MEMO[(self.directory, self.seal_key, path)] = (stamp, found)
         return found
 
-    def prime(self, bundle: Path) -> None:
+    def prime(self, bundle: Path) -> str | None:
         """Put ``bundle``'s digest in the store unless it is there, without keeping the
         bundle's contents in this process (``read_other`` keeps them, for a pair the digest
-        lets through): a board build makes every digest first, and most pairs stop there."""
+        lets through): a board build makes every digest first, and most pairs stop there.
+        Returns ``unwritten(directory)``: a worker process of the build hands it back."""
         self._lookup(bundle, keep=False)
+        return unwritten(self.directory)
 
     def _lookup(self, bundle: Path, keep: bool = True) -> Digest | None:
         key = digest_key(bundle)
@@ -169,12 +181,15 @@ class DigestStore:
         if made is None:
             return None
         if key is not None:
-            with contextlib.suppress(OSError):  # a store that cannot be written is only slower
+            try:  # a store that cannot be written is only slower; said once (``unwritten``)
                 sealed = seal(self.seal_key, f"provenance:{key}", _encode(made))
                 self.directory.mkdir(parents=True, exist_ok=True)
                 real_directory(self.directory)  # never written through a link
                 write_keyed(self.directory, key, SUFFIX, sealed)
+            except OSError as exc:
+                where = exc.filename if exc.filename is not None else self.directory
+                _UNWRITTEN.setdefault(self.directory, f"{where}: {exc.strerror or exc}")
         return made
 
 
-__all__ = ["FORMAT", "DigestStore", "digest_key"]
+__all__ = ["FORMAT", "DigestStore", "digest_key", "unwritten"]
