@@ -400,7 +400,9 @@ def test_cli_builds_a_board_of_hostile_display_text(tmp_path: Path) -> None:
         "</script><img src=x onerror=alert(1)> \u202a\u0645\u0631\u062d\u0628\u0627 "
         "\uff11 \U0001f600"
     )
-    shown = name.replace("\u202a", "")  # an embedding control is refused in a display name
+    # A display name may hold no embedding control (TEXT_INVALID) and no second script beside
+    # Latin but Han, kana or Hangul (NAME_LOOKALIKE): the Arabic stays in the target's copy.
+    shown = "</script><img src=x onerror=alert(1)> \u4f60\u597d \uff11 \U0001f600"
     mutate(world, Field("config.json", None, ("display_name",)), shown, escaped=False)
     mutate(world, Field("target.json", None, ("display_name",)), name, escaped=True)
     assert verify_bundle(world.bundle, options).valid

@@ -1,4 +1,4 @@
-"""Look-alike names as a class (``bench.board.lookalike``): a shown name that mixes scripts,
+"""Look-alike names as a class (``bench.core.lookalike``): a shown name that mixes scripts,
 holds a character that draws nothing, or is written wholly in a script drawn like Latin cannot
 pass as another entrant's, whatever letters a table lists. Property-style: the look-alikes are
 generated from the Unicode database, not listed."""
@@ -102,7 +102,7 @@ def _a_letter_of_its_own(ch: str) -> bool:
 def test_no_letter_of_a_latin_like_script_survives_as_itself() -> None:
     """In a skeleton, every letter of a script drawn like Latin is read as a Latin letter or a
     digit, or stands for any letter: none is left as a letter no Latin name can match."""
-    from bench.board.lookalike import WILDCARD
+    from bench.core.lookalike import WILDCARD
 
     kept = []
     for code in range(0x80, sys.maxunicode + 1):

@@ -136,7 +136,7 @@ def test_lint_cross_checks_keys_and_files(tmp_path: Path) -> None:
     directory = tmp_path / "submissions"
     _signers(directory, "acme", "nofile")
     _write(directory, "acme.yaml", GOOD)
-    _write(directory, "keyless.yaml", GOOD)
+    _write(directory, "keyless.yaml", {**GOOD, "display_name": "Keyless Bot"})
     _write(directory, "Bad_Name.yaml", GOOD)
     _write(directory, ".hidden.yaml", "not: [valid")
     records, findings = lint_directory(directory)
@@ -169,7 +169,7 @@ def test_cli_lint_exit_codes(tmp_path: Path) -> None:
     directory = tmp_path / "submissions"
     _signers(directory, "acme")
     _write(directory, "acme.yaml", GOOD)
-    _write(directory, "keyless.yaml", GOOD)
+    _write(directory, "keyless.yaml", {**GOOD, "display_name": "Keyless Bot"})
     runner = CliRunner()
     warned = runner.invoke(submissions, ["lint", "--dir", str(directory)])
     assert warned.exit_code == 0, warned.output

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from bench.core.lookalike import SkeletonIndex, name_problem, skeleton
 from bench.signing.registry import REGISTRY_SUFFIX, EntrantRecord, RegistryError, read_entrant
 
-from .lookalike import WILDCARD, name_problem, skeleton, skeletons_match
 from .model import Board, EntrantInfo
 
 
@@ -87,40 +87,13 @@ def _name_problem(name: str, shown_as: str) -> str | None:
     return None if problem is None else f"{shown_as} {problem}"
 
 
-class _Seen:
-    """Skeletons seen so far and whose they are: an exact look-up, then (a wildcard on either
-    side) the skeletons of the same length that could match."""
-
-    def __init__(self) -> None:
-        self.exact: dict[str, str] = {}
-        self.every: dict[int, list[str]] = {}
-        self.wild: dict[int, list[str]] = {}
-
-    def owner(self, skeleton_: str) -> str | None:
-        if skeleton_ in self.exact:
-            return self.exact[skeleton_]
-        pool = self.every if WILDCARD in skeleton_ else self.wild
-        for other in pool.get(len(skeleton_), []):
-            if skeletons_match(skeleton_, other):
-                return self.exact[other]
-        return None
-
-    def add(self, skeleton_: str, entrant: str) -> None:
-        if skeleton_ in self.exact:
-            return
-        self.exact[skeleton_] = entrant
-        self.every.setdefault(len(skeleton_), []).append(skeleton_)
-        if WILDCARD in skeleton_:
-            self.wild.setdefault(len(skeleton_), []).append(skeleton_)
-
-
 def name_collisions(names: Mapping[str, str]) -> list[str]:
     """A problem for each pair of entrants whose shown names look alike (``name_skeleton``):
     the board would show two entrants as one, or one under another's name; and for each shown
     name that could pass for another whatever the letters (``lookalike.name_problem``: letters
     of two scripts, or a character that draws nothing). ``names``: entrant -> the name its rows
     show."""
-    seen = _Seen()
+    seen = SkeletonIndex()
     problems: list[str] = []
     for entrant in sorted(names):
         name = names[entrant]
@@ -146,7 +119,7 @@ def label_collisions(labels: Mapping[str, Iterable[str]], names: Mapping[str, st
     ``names``: entrant -> the name its rows show (``name_collisions``, which speaks for a
     label that is its entrant's shown name). A run's own name is the bundle's word, never
     reviewed: named like another entrant, the row would read as that entrant's."""
-    seen = _Seen()
+    seen = SkeletonIndex()
     for entrant in sorted(names):
         seen.add(name_skeleton(names[entrant]), entrant)
     problems: list[str] = []

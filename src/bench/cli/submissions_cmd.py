@@ -28,8 +28,10 @@ def lint(ctx: click.Context, directory: Path) -> None:
     """Lint DIR/allowed_signers and every DIR/<entrant>.yaml, and cross-check them.
 
     allowed_signers: one literal principal, the namespace option, ed25519 only. <entrant>.yaml:
-    the registry model, https: links only, no control or bidi characters in shown text. A key
-    without a registry file is an error; a registry file without a key is a warning (exit 0).
+    the registry model, https: links only, no control or bidi characters in shown text, and no
+    display_name the board would refuse as a look-alike (mixed scripts, a character that draws
+    nothing, or another entrant's name to the eye). A key without a registry file is an error; a
+    registry file without a key is a warning (exit 0).
     """
     from bench.signing.registry import lint_directory
 

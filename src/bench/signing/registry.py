@@ -8,7 +8,10 @@ format characters (a right-to-left override could make one entrant look like ano
 ``lint_directory`` checks every registry file and cross-checks them with ``allowed_signers``:
 a registered key without a registry file is an error (the board would have no name to show);
 a registry file without a key is a warning (an entrant may describe itself before it submits,
-like the shipped ``example-support-bot``, whose demo signs with a throw-away key).
+like the shipped ``example-support-bot``, whose demo signs with a throw-away key). A
+``display_name`` the board would refuse as a look-alike (``bench.core.lookalike``: one that
+mixes scripts or holds a character that draws nothing, or looks like another file's) is an
+error too, so the PR that adds it is refused by the lint, not later by the board.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import os
 import stat
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -27,6 +31,7 @@ from bench.core.diskerror import raise_if_disk
 from bench.core.errors import InputError
 from bench.core.files import read_structured
 from bench.core.ids import is_valid_id
+from bench.core.lookalike import SkeletonIndex, name_problem, skeleton
 from bench.core.validation import describe
 
 from .allowed_signers import lint_text, read_signers_text
@@ -168,6 +173,34 @@ def _registry_files(directory: Path) -> list[Path]:
     )
 
 
+def _name_findings(directory: Path, records: Mapping[str, EntrantRecord]) -> list[Finding]:
+    """The board's look-alike rules (``bench.core.lookalike``) where a PR adds a name: a
+    display name that could pass for another whatever the letters (it mixes scripts, or holds
+    a character that draws nothing), and one that looks like another entrant's."""
+    findings: list[Finding] = []
+    seen = SkeletonIndex()
+    for entrant in sorted(records):
+        name = records[entrant].display_name
+        path = str(directory / f"{entrant}{REGISTRY_SUFFIX}")
+        problem = name_problem(name)
+        if problem is not None:
+            message = f"{name!a} {problem}; the board refuses it, so register another name"
+            code = "ENTRANT_NAME_LOOKALIKE"
+            findings.append(Finding("error", code, path, message, field="display_name"))
+        shape = skeleton(name)
+        other = seen.owner(shape)
+        if other is not None:
+            message = (
+                f"{name!a} looks like the display name of entrant '{other}' "
+                f"({records[other].display_name!a}, in {other}{REGISTRY_SUFFIX}): the board "
+                "would show the two as one, so register another name"
+            )
+            code = "ENTRANT_NAME_COLLISION"
+            findings.append(Finding("error", code, path, message, field="display_name"))
+        seen.add(shape, entrant)
+    return findings
+
+
 def lint_directory(directory: Path) -> tuple[dict[str, EntrantRecord], list[Finding]]:
     """Every valid registry record by entrant id, and every finding, errors first."""
     findings: list[Finding] = []
@@ -193,6 +226,7 @@ def lint_directory(directory: Path) -> tuple[dict[str, EntrantRecord], list[Find
             records[entrant] = read_entrant(path)
         except RegistryError as exc:
             findings.append(Finding("error", exc.code, str(path), exc.message, field=exc.field))
+    findings += _name_findings(directory, records)
     for principal, line in principals.items():
         if principal not in named:
             findings.append(

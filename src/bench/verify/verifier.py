@@ -21,6 +21,7 @@ from . import (
     inputs,
     judgeclaim,
     layout,
+    lookalike,
     manifest,
     privacy,
     provenance,
@@ -28,6 +29,7 @@ from . import (
     sample,
     scores,
     timing,
+    wire,
 )
 from .codes import Code, exit_code
 from .digeststore import DigestStore
@@ -178,6 +180,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     timing.check_times(bundle, run, claimed)
     progress.partial = run.status.status == "partial"
     display.check_display_names(bundle, run)
+    lookalike.check_display_name(bundle, run)
     privacy.check_privacy(bundle, run)
     records.check_target_copies(bundle, run.config)
     scores.check_harness_faults(bundle, run, options.max_harness_fault_share)
@@ -190,6 +193,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     scores.check_scores(bundle, task_set, run, cache)
     done("scores")
     binding.check_recording(bundle, run)
+    wire.check_wire(bundle, run)
     binding.check_binding(bundle, task_set, run, cache)
     binding.check_reference(bundle, run)
     done("every attempt bound to its recording")

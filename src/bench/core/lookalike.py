@@ -269,8 +269,39 @@ def skeletons_match(one: str, other: str) -> bool:
     return all(a == b or (WILDCARD in (a, b) and " " not in (a, b)) for a, b in pairs)
 
 
+class SkeletonIndex:
+    """Skeletons seen so far and whose they are, for finding which of many names another looks
+    like (``skeletons_match``): an exact look-up, then (a wildcard on either side) only the
+    skeletons of the same length that could match."""
+
+    def __init__(self) -> None:
+        self.exact: dict[str, str] = {}
+        self.every: dict[int, list[str]] = {}
+        self.wild: dict[int, list[str]] = {}
+
+    def owner(self, skeleton_: str) -> str | None:
+        """Whose skeleton, added before, ``skeleton_`` matches (the first added), or None."""
+        if skeleton_ in self.exact:
+            return self.exact[skeleton_]
+        pool = self.every if WILDCARD in skeleton_ else self.wild
+        for other in pool.get(len(skeleton_), []):
+            if skeletons_match(skeleton_, other):
+                return self.exact[other]
+        return None
+
+    def add(self, skeleton_: str, owner: str) -> None:
+        """``skeleton_`` is ``owner``'s (a skeleton already added keeps its first owner)."""
+        if skeleton_ in self.exact:
+            return
+        self.exact[skeleton_] = owner
+        self.every.setdefault(len(skeleton_), []).append(skeleton_)
+        if WILDCARD in skeleton_:
+            self.wild.setdefault(len(skeleton_), []).append(skeleton_)
+
+
 __all__ = [
     "WILDCARD",
+    "SkeletonIndex",
     "describe",
     "is_ignorable",
     "name_problem",
