@@ -116,7 +116,16 @@ _GROUPS = (
     ("tests/suites/", "bfcl"),
     ("tests/test_workflows.py", "workflows"),
 )
-_FIRST = ("real-engines", "real-llama-server", "cheats", "bfcl", "real-servers")
+_FIRST = (
+    "real-engines",
+    "real-llama-server",
+    "cheats",
+    "bfcl",
+    "real-servers",
+    "workflows",
+    "tests/cli/test_cli_faults_signals.py",
+    "tests/core/test_schemacheck.py",
+)
 """The longest units, handed out first (the real engines' runs are a third of the suite): a long
 unit started last would leave the other workers idle at the end."""
 

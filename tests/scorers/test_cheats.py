@@ -17,8 +17,9 @@ import pytest
 from bench.core.pairs import pair_scores
 from bench.records.store import RunDir
 from bench.reports.summary import fold_task
-from bench.runner import RunRequest, start_run
+from bench.runner import RunRequest, session, start_run
 from bench.stats.paired import PairedDifference, paired_difference
+from bench.tasks.load import TaskSet, load_task_set
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = REPO / "tasks"
@@ -47,9 +48,28 @@ every cheat suite compares against them, and a scripted run of the same files gi
 values every time."""
 
 
+_TASK_SETS: dict[tuple[Path, Path | None], TaskSet] = {}
+
+
+def _load_once(source: Path, corpus_root: Path | None = None) -> TaskSet:
+    """``load_task_set``, each task set read, validated and linted once per test process: the
+    cheat suites make some 200 runs of ``tasks/``, and reading its twelve files again was a
+    third of each run. Tasks are read, never changed, once loaded (``bench.tasks.load``)."""
+    key = (source.resolve(), corpus_root)
+    if key not in _TASK_SETS:
+        _TASK_SETS[key] = load_task_set(source, corpus_root)
+    return _TASK_SETS[key]
+
+
 def run_entrants(runs: Path, targets: dict[str, Path]) -> dict[tuple[str, str], Values]:
     """Each target's task values on both splits, by (name, split): one real run each, as a
     submitter makes it (the cheat suites share this; the example bots are run once)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(session, "load_task_set", _load_once)
+        return _run_entrants(runs, targets)
+
+
+def _run_entrants(runs: Path, targets: dict[str, Path]) -> dict[tuple[str, str], Values]:
     found: dict[tuple[str, str], Values] = {}
     for name, target in targets.items():
         for split in SPLITS:

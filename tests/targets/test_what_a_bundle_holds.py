@@ -70,7 +70,10 @@ def _run(tmp_path: Path, url: str, *, key: bool = False, repeats: int = 1) -> An
     target = tmp_path / "deep.yaml"
     target.write_text(
         "format_version: 1\nkind: openai\nentrant: deep\ndisplay_name: Deep\nmodel: m\n"
-        f"base_url: {url}/v1\n" + ("api_key_env: DEEP_TEST_KEY\n" if key else ""),
+        f"base_url: {url}/v1\n"
+        + ("api_key_env: DEEP_TEST_KEY\n" if key else "")
+        # every retry of the default count is made; only the waits between them are short
+        + "retry: {base_s: 0.01, cap_s: 0.02, seed: 1}\n",
         encoding="utf-8",
     )
     run, status = start_run(
