@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
@@ -94,6 +95,17 @@ def json_server() -> Iterator[Callable[[JsonDecide], str]]:
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Ctrl-C as a terminal gives it, before every test, whoever started the suite: a command
+    started as a background job of a non-interactive shell (``(make test &)`` in a script)
+    inherits SIGINT ignored, and so does every ``bench`` a test starts, which then never sees
+    the SIGINT the signal tests send it (it finished, exit 0). A caught signal is reset to the
+    default in a child; an ignored or blocked one is inherited."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 # `make test` runs the suite on every core (pytest-xdist). Each test file is one unit of work, so
