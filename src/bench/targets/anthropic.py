@@ -25,6 +25,7 @@ from .base import (
     ModelResponse,
     TargetSpec,
     check_filtered,
+    check_held,
     choice_warnings,
     cut_short,
     split_think,
@@ -192,6 +193,7 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
     # Reasoning in <think> tags at the head of the text is not the answer (split_think): a
     # proxy in front of a reasoning model served without a reasoning parser.
     content, thought = split_think("".join(texts))
+    check_held(content)
     check_filtered(stop, "stop_reason", content, len(calls))
     if not content.strip() and not calls:
         thought += "".join(

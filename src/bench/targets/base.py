@@ -16,6 +16,7 @@ from bench.core.canonical import canonical_json, sha256_hex
 from bench.core.errors import HARNESS_FAULT_CODES, EntrantError, HarnessFault
 from bench.core.ids import ID_PATTERN
 from bench.core.models import FORMAT_VERSION, Strict
+from bench.core.recordtext import MAX_MARKS, mark_run
 from bench.core.trace import (
     FAILED_CALL,
     MAX_DOLLARS,
@@ -170,6 +171,21 @@ def check_filtered(stop: Any, field: str, content: str, calls: int, said: str = 
             f"{FILTERED[stop]} stopped the answer ({field} {stop!r}{said}) after "
             f"{_got(content, calls)}: not the model's answer, so not scored",
             code="ENDPOINT_FILTERED",
+        )
+
+
+def check_held(content: str) -> None:
+    """``ENDPOINT_BAD_JSON`` when an answer's text holds more than ``MAX_MARKS`` combining
+    marks or invisible characters in a row. Each string of a body is held to that as it comes
+    in (``http.loads_strict``), but a parser joins strings (Anthropic's text blocks, the parts
+    of a list ``content``), and two runs within it may join into one past it: recorded, that
+    answer made an honest run's bundle unverifiable (``LIMIT_COMBINING``)."""
+    start = mark_run(content)
+    if start is not None:
+        raise EntrantError(
+            f"the answer's text holds more than {MAX_MARKS} combining marks or invisible "
+            f"characters in a row (from character {start}): text a trace cannot hold",
+            code="ENDPOINT_BAD_JSON",
         )
 
 
@@ -489,6 +505,7 @@ __all__ = [
     "AgentTarget",
     "HTTP_KINDS",
     "check_filtered",
+    "check_held",
     "counted",
     "cut_short",
     "ModelRequest",

@@ -47,7 +47,7 @@ from urllib.parse import urlsplit
 
 from bench import __version__
 from bench.core.errors import EntrantError, HarnessFault
-from bench.core.recordtext import showable, unfit_text
+from bench.core.recordtext import MAX_MARKS, long_marks, showable, unfit_text
 
 from . import wire
 from .base import (
@@ -864,7 +864,18 @@ class HttpEndpoint:
                     retryable=False,
                 )
             )
-        return Reply(status, stream.assemble(events), recorded, events)
+        assembled = stream.assemble(events)
+        # Each event's strings are held to what a record may hold (``loads_strict``), but the
+        # assembled body joins them: two runs of combining marks in two events, each within
+        # the limit, are one past it. Refused as the same text in a plain body is: recorded,
+        # it made an honest run's bundle unverifiable (LIMIT_COMBINING).
+        marks = long_marks(assembled)
+        if marks is not None:
+            where, start = marks
+            said = f"{where or 'the body'} holds more than {MAX_MARKS} combining marks or "
+            said += f"invisible characters in a row (from character {start})"
+            raise _unfit_failure("the assembled stream", UnfitJson(said))
+        return Reply(status, assembled, recorded, events)
 
 
 # A body that begins as an event stream does: a field name and a colon, or a comment.

@@ -27,6 +27,7 @@ from .base import (
     ModelResponse,
     TargetSpec,
     check_filtered,
+    check_held,
     choice_warnings,
     cut_short,
     split_think,
@@ -225,6 +226,7 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
     if not content.strip() and isinstance(message.get("refusal"), str):
         # OpenAI's refusal ("content": null beside it): the model's answer, scored as one.
         content = message["refusal"]
+    check_held(content)
     calls: list[ToolCallRequest] = []
     raw_calls = message.get("tool_calls") or []
     if not isinstance(raw_calls, list):
