@@ -283,6 +283,7 @@ def test_a_pr_adding_a_valid_bundle_passes(tmp_path: Path) -> None:
     assert [(name, r.returncode) for name, r in results] == [
         ("path guard", 0),
         ("verify", 0),
+        ("submissions lint", 0),
         ("board check", 0),
     ]
     report = (temp / "report" / "report.md").read_text()
@@ -309,7 +310,8 @@ def test_a_pr_the_publish_build_would_refuse_is_red_on_the_pr(
     """A valid bundle whose entrant has no registry file, or one named like an entrant already
     on the board: bench verify passes it, and the publish workflow's --strict build, once it
     is merged, deploys nothing (the board stays stale until someone repairs main). The PR's
-    board check runs the same build without verifying, so the PR is red instead."""
+    submissions lint names the field at fault, so the PR is red instead (before it, the board
+    check, which runs the same build without verifying)."""
     repo, key, run = _fixture_repo(tmp_path)
     if registry == "look-alike":
         # On main already: another entrant with a row, named "Mini Good".
@@ -356,12 +358,13 @@ def test_a_pr_the_publish_build_would_refuse_is_red_on_the_pr(
     assert [(name, r.returncode) for name, r in results] == [
         ("path guard", 0),
         ("verify", 0),
-        ("board check", 3),
+        ("submissions lint", 1),
     ], results[-1][1].stderr
     said = "unknown entrant 'mini-good'" if registry == "none" else "names that look alike"
-    assert "error[BOARD_STRICT]" in results[-1][1].stdout + results[-1][1].stderr
+    code = "ENTRANT_FILE_MISSING" if registry == "none" else "ENTRANT_NAME_LOOKALIKE"
+    assert f"error[{code}]" in results[-1][1].stdout
     report = (temp / "report" / "report.md").read_text()
-    assert "would refuse this PR" in report and said in report, report
+    assert "bench submissions lint refuses this PR" in report and f"error[{code}]" in report
     assert "Traceback" not in report
     # ...and it is what the publish workflow would refuse once merged.
     _git(repo, "checkout", "-q", "main")
@@ -431,19 +434,34 @@ def test_a_results_pr_touching_another_entrants_registry_file_is_refused(
     assert "Traceback" not in result.stderr
 
 
-def test_a_registration_pr_has_nothing_to_verify(tmp_path: Path) -> None:
+def _registration(tmp_path: Path, record: str) -> tuple[Path, str]:
+    """The fixture repository (mini-good registered on main) and a PR registering
+    ``newcomer`` with its own key and ``record``; returns (repo, base)."""
     repo, _, _ = _fixture_repo(tmp_path)
+    (repo / "submissions" / "mini-good.yaml").write_text(REGISTRY)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "mini-good's registry file")
     base = _git(repo, "rev-parse", "HEAD")
     _git(repo, "checkout", "-q", "-b", "pr")
     signers = repo / "submissions" / "allowed_signers"
     # its own key: mini-good's line copied under another name is refused (PR_SIGNERS_INVALID)
     own = signer_line("newcomer", public_line(Ed25519PrivateKey.generate().public_key()))
     signers.write_text(signers.read_text() + own + "\n")
-    (repo / "submissions" / "newcomer.yaml").write_text("display_name: Newcomer\n")
+    (repo / "submissions" / "newcomer.yaml").write_text(record)
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "register")
+    return repo, base
+
+
+def test_a_registration_pr_has_nothing_to_verify(tmp_path: Path) -> None:
+    repo, base = _registration(tmp_path, REGISTRY.replace("Mini Good", "Newcomer"))
+    signers = repo / "submissions" / "allowed_signers"
     results = _verify_pr(repo, base, tmp_path)
-    assert [(name, r.returncode) for name, r in results] == [("path guard", 0), ("board check", 0)]
+    assert [(name, r.returncode) for name, r in results] == [
+        ("path guard", 0),
+        ("submissions lint", 0),
+        ("board check", 0),
+    ]
     assert results[0][1].stdout == ""  # no bundle: nothing to verify
     # ...and one that also rewrites another principal's key is refused.
     signers.write_text(signers.read_text().replace("mini-good", "mini-good-x", 1))
@@ -451,6 +469,43 @@ def test_a_registration_pr_has_nothing_to_verify(tmp_path: Path) -> None:
     [(name, result)] = _verify_pr(repo, base, tmp_path)
     assert (name, result.returncode) == ("path guard", 1)
     assert "error[PR_OTHER_ENTRANT]: submissions/allowed_signers: " in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        (None, "display_name: Newcomer\n", "error[ENTRANT_FILE_INVALID]"),
+        (
+            "tests",
+            "t\u0435sts",  # a Cyrillic e
+            "error[ENTRANT_NAME_LOOKALIKE]: organisation: 'bench-suite t\\u0435sts'",
+        ),
+        (
+            "links: []",
+            "links: [https://\u043epenai.com/]",  # a Cyrillic o
+            "error[ENTRANT_NAME_LOOKALIKE]: links[0]: '\\u043epenai.com'",
+        ),
+    ],
+    ids=["unreadable", "organisation", "link"],
+)
+def test_a_registration_the_lint_refuses_is_red_on_the_pr(
+    tmp_path: Path, old: str | None, new: str, said: str
+) -> None:
+    """A registration has no bundle to verify and no rows on the board, so neither verify nor
+    the board check reads its file: before the submissions lint step, a registry file that
+    does not read, or whose organisation or link host passes for another's, was green on its
+    PR."""
+    newcomer = REGISTRY.replace("Mini Good", "Newcomer")
+    record = new if old is None else newcomer.replace(old, new)
+    repo, base = _registration(tmp_path, record)
+    results = _verify_pr(repo, base, tmp_path)
+    assert [(name, r.returncode) for name, r in results] == [
+        ("path guard", 0),
+        ("submissions lint", 1),
+    ], results[-1][1].stderr
+    out = results[-1][1].stdout
+    assert f"submissions/newcomer.yaml: {said}" in out, out
+    assert "Traceback" not in out
 
 
 def test_a_registration_renaming_an_entrant_like_another_is_red_on_the_pr(tmp_path: Path) -> None:

@@ -18,7 +18,13 @@ from .entries import EntryInput
 from .errors import BoardBuildError, BoardUsageError
 from .load import BundlesLoader, Loader, RunsLoader, load_all
 from .model import Board, SuiteInfo, SuitePage
-from .registry import attach_registry, label_collisions, load_registry, name_collisions
+from .registry import (
+    attach_registry,
+    field_problems,
+    label_collisions,
+    load_registry,
+    name_collisions,
+)
 from .rows import build_rows
 
 if TYPE_CHECKING:
@@ -280,6 +286,15 @@ def build(options: BuildOptions) -> BuildResult:
     for e in entries:
         labels.setdefault(e.entrant, set()).add(e.display_name)
     problems += label_collisions(labels, shown)
+    # The names beside them (the card's organisation, model and links; the run's model) may
+    # not pass for another's either.
+    models: dict[str, list[str]] = {}
+    for e in entries:
+        target = e.config.get("target")
+        model = target.get("model") if isinstance(target, dict) else None
+        if isinstance(model, str):
+            models.setdefault(e.entrant, []).append(model)
+    problems += field_problems(records, models)
     if bundles is not None and options.verify_bundles:
         problems += [f"not a bundle {path}: no manifest.json" for path in bundles.strays()]
     plan = suite_pages(entries, suites)

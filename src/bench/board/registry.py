@@ -11,7 +11,13 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from bench.core.lookalike import SkeletonIndex, name_problem, skeleton
-from bench.signing.registry import REGISTRY_SUFFIX, EntrantRecord, RegistryError, read_entrant
+from bench.signing.registry import (
+    REGISTRY_SUFFIX,
+    EntrantRecord,
+    RegistryError,
+    read_entrant,
+    shown_names,
+)
 
 from .model import Board, EntrantInfo
 
@@ -140,8 +146,34 @@ def label_collisions(labels: Mapping[str, Iterable[str]], names: Mapping[str, st
     return problems
 
 
+def field_problems(
+    records: Mapping[str, EntrantRecord], models: Mapping[str, Iterable[str]]
+) -> list[str]:
+    """A problem for each name beside a row's that could pass for another's whatever the
+    letters (``lookalike.name_problem``): a registered organisation, model or link host
+    (``bench.signing.registry.shown_names``; the display name is ``name_collisions``'s), and
+    the model a run names (``comparable.model``, shown in the card's settings). ``models``:
+    entrant -> the models its runs name."""
+    problems: list[str] = []
+    for entrant in sorted(records):
+        for field, name in shown_names(records[entrant]):
+            if field == "display_name":
+                continue
+            problem = _name_problem(name, f"the {field} of entrant '{entrant}' ({name!a})")
+            if problem is not None:
+                problems.append(f"{problem}: change it in submissions/{entrant}{REGISTRY_SUFFIX}")
+    for entrant in sorted(models):
+        for model in sorted(set(models[entrant])):
+            shown_as = f"a run of entrant '{entrant}' names its model {model!a}; it"
+            problem = _name_problem(model, shown_as)
+            if problem is not None:
+                problems.append(f"{problem}: re-run under another model name")
+    return problems
+
+
 __all__ = [
     "attach_registry",
+    "field_problems",
     "label_collisions",
     "load_registry",
     "name_collisions",

@@ -38,14 +38,18 @@ class _Tracked:
     """Passes every progress event on and remembers the run id and how many attempts are
     written, so an interrupted run can say which run to resume."""
 
-    def __init__(self, sink: ProgressSink) -> None:
+    def __init__(self, sink: ProgressSink, runs_dir: Path | None = None) -> None:
         self.sink = sink
+        self.runs_dir = runs_dir
         self.run_id = ""
         self.done = 0
         self.total = 0
 
     def started(self, run_id: str, total: int, done: int) -> None:
         self.run_id, self.total, self.done = run_id, total, done
+        if self.runs_dir is not None:
+            for line in _name_warnings(self.runs_dir / run_id):
+                click.echo(line, err=True)
         self.sink.started(run_id, total, done)
 
     def attempt(self, record: AttemptRecord, done: int, total: int) -> None:
@@ -57,6 +61,30 @@ class _Tracked:
 
     def finished(self, status: RunStatus) -> None:
         self.sink.finished(status)
+
+
+def _name_warnings(run_path: Path) -> list[str]:
+    """One line for each name the run shows (its display name, its model) that ``bench
+    verify`` will refuse: said at the start, not after hours of running and signing. A
+    warning only: a local run is the user's to make."""
+    from bench.core.errors import BenchError
+    from bench.core.shownnames import name_refusal, run_names
+    from bench.records import RunDir
+
+    try:
+        config = RunDir(run_path).config()
+    except (BenchError, OSError, ValueError):  # a warning never stops the run it is about
+        return []
+    lines = []
+    for field, name in run_names(config.display_name, config.comparable):
+        refusal = name_refusal(field, name)
+        if refusal is not None:
+            code, problem = refusal
+            lines.append(
+                f"warning: the {field.replace('comparable.', '')} {name!a} {problem}: bench "
+                f"bundle will not sign this run and bench verify refuses it ({code})"
+            )
+    return lines
 
 
 def _entries(runs_dir: Path) -> set[str]:
@@ -328,7 +356,7 @@ def run(
                 sink = stack.enter_context(BarProgress())
             else:
                 sink = NullProgress()
-            tracked = _Tracked(sink)
+            tracked = _Tracked(sink, runs_dir)
             kept = KeepRecords(tracked)
             if resume_ref:
                 run_dir, status = resume_run(resume_ref, request, tracked)

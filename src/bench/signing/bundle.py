@@ -34,6 +34,7 @@ from bench.core.secrets import (
     config_findings,
     status_findings,
 )
+from bench.core.shownnames import name_refusal, run_names
 from bench.core.trace import FAILED_CALL
 from bench.records.bundle import (
     ATTEMPTS,
@@ -393,7 +394,26 @@ def _check_run(run: RunDir, entrant: str, allow_partial: bool) -> RunConfig:
             path=run.path / "config.json",
             field="entrant",
         )
+    _refuse_shown_names(run, config)
     return config
+
+
+def _refuse_shown_names(run: RunDir, config: RunConfig) -> None:
+    """``BUNDLE_NAME_INVALID`` for a name the run shows (its display name, its model) that
+    ``bench verify`` refuses (``TEXT_INVALID``, ``NAME_LOOKALIKE``): signed, the bundle could
+    only fail on its pull request."""
+    for field, name in run_names(config.display_name, config.comparable):
+        refusal = name_refusal(field, name)
+        if refusal is not None:
+            code, problem = refusal
+            again = "display name" if field == "display_name" else "model name"
+            raise InputError(
+                f"the board would show {name!a}, which {problem}: bench verify refuses it "
+                f"({code}), so it is not signed; re-run under another {again}",
+                code="BUNDLE_NAME_INVALID",
+                path=run.path / "config.json",
+                field=field,
+            )
 
 
 def build_bundle(

@@ -11,7 +11,8 @@ a registry file without a key is a warning (an entrant may describe itself befor
 like the shipped ``example-support-bot``, whose demo signs with a throw-away key). A
 ``display_name`` the board would refuse as a look-alike (``bench.core.lookalike``: one that
 mixes scripts or holds a character that draws nothing, or looks like another file's) is an
-error too, so the PR that adds it is refused by the lint, not later by the board.
+error too, and so is an ``organisation``, ``model`` or link host that mixes scripts or holds
+such a character, so the PR that adds it is refused by the lint, not later by the board.
 """
 
 from __future__ import annotations
@@ -173,20 +174,39 @@ def _registry_files(directory: Path) -> list[Path]:
     )
 
 
+def shown_names(record: EntrantRecord) -> list[tuple[str, str]]:
+    """``(field, name)`` of every name the board shows for ``record`` that could pass for
+    another's: the display name, the organisation and the model (the report card's "About
+    the entrant"), and each link's host (the card shows the link as its address: an
+    ``https://оpenai.com`` with a Cyrillic ``о`` reads as another's site)."""
+    names = [
+        ("display_name", record.display_name),
+        ("organisation", record.organisation),
+        ("model", record.model),
+    ]
+    for index, link in enumerate(record.links):
+        host = urlsplit(link).hostname
+        if host:
+            names.append((f"links[{index}]", host))
+    return names
+
+
 def _name_findings(directory: Path, records: Mapping[str, EntrantRecord]) -> list[Finding]:
     """The board's look-alike rules (``bench.core.lookalike``) where a PR adds a name: a
-    display name that could pass for another whatever the letters (it mixes scripts, or holds
-    a character that draws nothing), and one that looks like another entrant's."""
+    shown name (``shown_names``) that could pass for another whatever the letters (it mixes
+    scripts, or holds a character that draws nothing), and a display name that looks like
+    another entrant's."""
     findings: list[Finding] = []
     seen = SkeletonIndex()
     for entrant in sorted(records):
         name = records[entrant].display_name
         path = str(directory / f"{entrant}{REGISTRY_SUFFIX}")
-        problem = name_problem(name)
-        if problem is not None:
-            message = f"{name!a} {problem}; the board refuses it, so register another name"
-            code = "ENTRANT_NAME_LOOKALIKE"
-            findings.append(Finding("error", code, path, message, field="display_name"))
+        for field, shown in shown_names(records[entrant]):
+            problem = name_problem(shown)
+            if problem is not None:
+                message = f"{shown!a} {problem}; the board refuses it, so register another name"
+                code = "ENTRANT_NAME_LOOKALIKE"
+                findings.append(Finding("error", code, path, message, field=field))
         shape = skeleton(name)
         other = seen.owner(shape)
         if other is not None:
@@ -260,4 +280,5 @@ __all__ = [
     "https_url",
     "lint_directory",
     "read_entrant",
+    "shown_names",
 ]
