@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -15,30 +14,12 @@ import pytest
 from bench.cli.main import main
 from bench.core.atomic import write_atomic, write_once
 from bench.core.errors import RunStoreError
-from bench.runner import RunRequest, start_run
 
 MINI = Path(__file__).resolve().parents[1] / "fixtures" / "mini"
 
 
 def _full(*_: object) -> int:
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # as the kernel says it: no file
-
-
-@pytest.fixture
-def run_dir(tmp_path: Path) -> Path:
-    for part in ("tasks", "corpora", "targets"):
-        shutil.copytree(MINI / part, tmp_path / part)
-    shutil.copy(MINI / "agents.py", tmp_path / "agents.py")
-    run, status = start_run(
-        RunRequest(
-            tasks=tmp_path / "tasks",
-            target_file=tmp_path / "targets" / "good.yaml",
-            runs_dir=tmp_path / "runs",
-            split="public",
-        )
-    )
-    assert status.status == "complete"
-    return run.path
 
 
 @pytest.mark.parametrize("write", [write_atomic, write_once])

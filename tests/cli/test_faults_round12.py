@@ -118,22 +118,8 @@ def test_task_import_on_a_full_disk_keeps_an_out_directory_that_was_there(
 
 
 @pytest.fixture
-def runs(tmp_path: Path) -> Path:
-    from bench.runner import RunRequest, start_run
-
-    for part in ("tasks", "corpora", "targets"):
-        shutil.copytree(MINI / part, tmp_path / part)
-    shutil.copy(MINI / "agents.py", tmp_path / "agents.py")
-    _, status = start_run(
-        RunRequest(
-            tasks=tmp_path / "tasks",
-            target_file=tmp_path / "targets" / "good.yaml",
-            runs_dir=tmp_path / "runs",
-            split="public",
-        )
-    )
-    assert status.status == "complete"
-    return tmp_path / "runs"
+def runs(run_dir: Path) -> Path:
+    return run_dir.parent
 
 
 def test_export_to_a_full_disk_leaves_no_empty_directory(
