@@ -184,11 +184,13 @@ def _run_steps(
     tmp: Path,
     context: dict[str, str] | None = None,
     path_prefix: Path | None = None,
+    skip: tuple[str, ...] = (),
 ) -> list[Any]:
     """Run every `run:` step of a job with bash -eo pipefail, as GitHub does; returns results.
 
     ``context`` gives the values of the ``${{ }}`` expressions the steps use (beyond the PR's
-    base sha and number, taken from ``env``); ``path_prefix`` goes first on PATH (stub tools).
+    base sha and number, taken from ``env``); ``path_prefix`` goes first on PATH (stub tools);
+    the steps named in ``skip`` are left out (to show what a later step says on its own).
     """
     data = _load(REPO / ".github" / "workflows" / workflow)
     outputs: dict[str, dict[str, str]] = {}
@@ -205,6 +207,8 @@ def _run_steps(
     for step in data["jobs"][job]["steps"]:
         if "run" not in step or step.get("name") == "install":
             continue  # actions are GitHub's; the package is already installed here
+        if step.get("name") in skip:
+            continue
         if "if" in step and not _condition(str(step["if"]), known, outputs):
             continue
         output_file = tmp / f"output-{step.get('id', 'x')}"
@@ -296,11 +300,46 @@ def test_a_pr_adding_a_valid_bundle_passes(tmp_path: Path) -> None:
     _git(repo, "merge", "-q", "--ff-only", "pr")
     publish = _run_steps(repo, "publish.yml", "build", {**env, **PAGES_ENV}, tmp_path)
     assert [name for name, _ in publish] == [
+        "lint the registry",
         "rebuild the imported suites",
         "verify every bundle and build the board",
     ]
     failed = [(name, r.stderr[-400:]) for name, r in publish if r.returncode != 0]
     assert failed == []  # the board is built from it too
+
+
+def _other_on_the_board(repo: Path, tmp_path: Path) -> None:
+    """On main: another entrant, mini-crashes-on-refunds, with its own key, a row, and a
+    registry file naming it "Mini Good" (REGISTRY)."""
+    other = tmp_path / "other"
+    other_key = Ed25519PrivateKey.generate()
+    other.write_bytes(
+        other_key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.OpenSSH,
+            serialization.NoEncryption(),
+        )
+    )
+    signers = repo / "submissions" / "allowed_signers"
+    line = signer_line("mini-crashes-on-refunds", public_line(other_key.public_key()))
+    signers.write_text(signers.read_text() + line + "\n")
+    (repo / "submissions" / "mini-crashes-on-refunds.yaml").write_text(REGISTRY)
+    others, _ = start_run(
+        RunRequest(
+            tasks=repo / "tasks",
+            target_file=tmp_path / "entrant" / "targets" / "crashes_on_refunds.yaml",
+            runs_dir=tmp_path / "runs-other",
+        )
+    )
+    build_bundle(
+        RunDirLike(others.path),
+        entrant="mini-crashes-on-refunds",
+        key_file=other,
+        out_root=repo / "results",
+        allowed_signers=signers,
+    )
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "other, on the board")
 
 
 @pytest.mark.parametrize("registry", ["none", "look-alike"])
@@ -314,36 +353,7 @@ def test_a_pr_the_publish_build_would_refuse_is_red_on_the_pr(
     check, which runs the same build without verifying)."""
     repo, key, run = _fixture_repo(tmp_path)
     if registry == "look-alike":
-        # On main already: another entrant with a row, named "Mini Good".
-        other = tmp_path / "other"
-        other_key = Ed25519PrivateKey.generate()
-        other.write_bytes(
-            other_key.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.OpenSSH,
-                serialization.NoEncryption(),
-            )
-        )
-        signers = repo / "submissions" / "allowed_signers"
-        line = signer_line("mini-crashes-on-refunds", public_line(other_key.public_key()))
-        signers.write_text(signers.read_text() + line + "\n")
-        (repo / "submissions" / "mini-crashes-on-refunds.yaml").write_text(REGISTRY)
-        others, _ = start_run(
-            RunRequest(
-                tasks=repo / "tasks",
-                target_file=tmp_path / "entrant" / "targets" / "crashes_on_refunds.yaml",
-                runs_dir=tmp_path / "runs-other",
-            )
-        )
-        build_bundle(
-            RunDirLike(others.path),
-            entrant="mini-crashes-on-refunds",
-            key_file=other,
-            out_root=repo / "results",
-            allowed_signers=signers,
-        )
-        _git(repo, "add", ".")
-        _git(repo, "commit", "-q", "-m", "other, on the board")
+        _other_on_the_board(repo, tmp_path)  # named "Mini Good"
     base, _ = _pr(repo, key, run, tmp_path)
     if registry == "look-alike":
         (repo / "submissions" / "mini-good.yaml").write_text(
@@ -369,9 +379,53 @@ def test_a_pr_the_publish_build_would_refuse_is_red_on_the_pr(
     # ...and it is what the publish workflow would refuse once merged.
     _git(repo, "checkout", "-q", "main")
     _git(repo, "merge", "-q", "--ff-only", "pr")
+    # Its lint step stops it first, naming the same code; the build on its own refuses it too.
     publish = _run_steps(repo, "publish.yml", "build", {**env, **PAGES_ENV}, tmp_path)
+    assert [(name, r.returncode) for name, r in publish] == [("lint the registry", 1)]
+    assert f"error[{code}]" in publish[-1][1].stderr
+    publish = _run_steps(
+        repo, "publish.yml", "build", {**env, **PAGES_ENV}, tmp_path, skip=("lint the registry",)
+    )
     assert [r.returncode for _, r in publish] == [0, 3]
     assert said in publish[-1][1].stderr + publish[-1][1].stdout
+
+
+@pytest.mark.parametrize("run_name", ["Mini Good", "mini  Good"], ids=["same", "look-alike"])
+def test_a_pr_whose_run_is_named_like_another_entrant_is_red_at_the_board_check(
+    tmp_path: Path, run_name: str
+) -> None:
+    """A results PR whose registry file is its own and unlike any other ("Good Bot"), but whose
+    run's display name (the target file's, shown as the row's label) is another entrant's
+    shown name ("Mini Good"), or one that looks like it (case, spaces; a name of mixed scripts
+    is refused when the bundle is signed, BUNDLE_NAME_INVALID). The lint reads no bundle and
+    verify reads no registry: only the board check sees it, and the publish build would
+    refuse it once merged."""
+    repo, key, _ = _fixture_repo(tmp_path)
+    _other_on_the_board(repo, tmp_path)  # named "Mini Good"
+    target = tmp_path / "entrant" / "targets" / "renamed.yaml"
+    good = (tmp_path / "entrant" / "targets" / "good.yaml").read_text(encoding="utf-8")
+    target.write_text(good.replace("display_name: mini good", f"display_name: {run_name}"))
+    renamed, _ = start_run(
+        RunRequest(tasks=repo / "tasks", target_file=target, runs_dir=tmp_path / "runs-renamed")
+    )
+    base, _ = _pr(repo, key, renamed.path, tmp_path)
+    (repo / "submissions" / "mini-good.yaml").write_text(REGISTRY.replace("Mini Good", "Good Bot"))
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "a bundle whose run is named like another entrant")
+    results = _verify_pr(repo, base, tmp_path)
+    assert [(name, r.returncode) for name, r in results] == [
+        ("path guard", 0),
+        ("verify", 0),
+        ("submissions lint", 0),
+        ("board check", 3),
+    ], results[-1][1].stdout + results[-1][1].stderr
+    said = "a run of entrant 'mini-good' is named "
+    assert "error[BOARD_STRICT]" in results[-1][1].stdout and said in results[-1][1].stdout
+    assert "and the name of entrant 'mini-crashes-on-refunds' ('Mini Good') look alike" in (
+        results[-1][1].stdout
+    )
+    report = (tmp_path / "runner-temp" / "report" / "report.md").read_text()
+    assert "would refuse this PR" in report and said in report and "Traceback" not in report
 
 
 def test_a_pr_adding_a_tampered_bundle_fails_with_its_code(tmp_path: Path) -> None:
@@ -900,20 +954,24 @@ def test_board_build_with_no_runs_leaves_local_runs_out(tmp_path: Path) -> None:
 PAGES_ENV = {"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "bench-suite/bench"}
 
 
-def _publish(repo: Path, tmp: Path, seal_key: str = "") -> list[tuple[str, int, str]]:
+def _publish(
+    repo: Path, tmp: Path, seal_key: str = "", skip: tuple[str, ...] = ()
+) -> list[tuple[str, int, str]]:
     temp = tmp / "runner-temp"
     temp.mkdir(exist_ok=True)
     env = {"RUNNER_TEMP": str(temp), "BOARD_CACHE_KEY": seal_key, **PAGES_ENV}
-    results = _run_steps(repo, "publish.yml", "build", env, tmp)
+    results = _run_steps(repo, "publish.yml", "build", env, tmp, skip=skip)
     return [(name, r.returncode, r.stdout + r.stderr) for name, r in results]
 
 
 def test_publish_builds_an_empty_state_page_for_an_empty_results(tmp_path: Path) -> None:
     repo, _, _ = _fixture_repo(tmp_path)
+    (repo / "submissions" / "mini-good.yaml").write_text(REGISTRY)  # its key's registry file
     (repo / "results").mkdir()
     (repo / "results" / ".gitkeep").write_text("")
     steps = _publish(repo, tmp_path)
     assert [(name, code) for name, code, _ in steps] == [
+        ("lint the registry", 0),
         ("rebuild the imported suites", 0),
         ("verify every bundle and build the board", 0),
     ], steps[-1][2]
@@ -949,6 +1007,7 @@ def test_publish_builds_a_populated_board_whose_notes_do_not_fail_strict(tmp_pat
     repo = _populated(tmp_path, registered=True)
     steps = _publish(repo, tmp_path)
     assert [(name, code) for name, code, _ in steps] == [
+        ("lint the registry", 0),
         ("rebuild the imported suites", 0),
         ("verify every bundle and build the board", 0),
     ], steps[-1][2]
@@ -962,13 +1021,13 @@ def test_publish_uses_a_sealed_cache_only_with_the_environments_key(tmp_path: Pa
     repo = _populated(tmp_path, registered=True)
     cache = tmp_path / "runner-temp" / "board-cache"
     steps = _publish(repo, tmp_path)
-    assert [code for _, code, _ in steps] == [0, 0] and "cache:" not in steps[-1][2]
+    assert [code for _, code, _ in steps] == [0, 0, 0] and "cache:" not in steps[-1][2]
     assert not cache.exists()  # no key: cold, and nothing for actions/cache to save
     first = (repo / "site" / "board.json").read_bytes()
     key = "k" * 64
     for reused in (0, 1):  # the runner's cache directory survives, as actions/cache restores it
         steps = _publish(repo, tmp_path, seal_key=key)
-        assert [code for _, code, _ in steps] == [0, 0], steps[-1][2]
+        assert [code for _, code, _ in steps] == [0, 0, 0], steps[-1][2]
         assert f"cache: {reused} bundle(s) reused from {cache}, sealed; 0 stale" in steps[-1][2]
         assert key not in steps[-1][2]
         assert (repo / "site" / "board.json").read_bytes() == first
@@ -980,6 +1039,12 @@ def test_publish_uses_a_sealed_cache_only_with_the_environments_key(tmp_path: Pa
 def test_publish_strict_fails_on_an_unknown_entrant(tmp_path: Path) -> None:
     repo = _populated(tmp_path, registered=False)
     steps = _publish(repo, tmp_path)
+    # A key without a registry file: the lint step stops the job first...
+    assert [(name, code) for name, code, _ in steps] == [("lint the registry", 1)], steps[-1][2]
+    assert "error[ENTRANT_FILE_MISSING]" in steps[-1][2]
+    assert not (repo / "site").exists()
+    # ...and the --strict build, on its own, refuses the entrant on the board as well.
+    steps = _publish(repo, tmp_path, skip=("lint the registry",))
     assert [(name, code) for name, code, _ in steps] == [
         ("rebuild the imported suites", 0),
         ("verify every bundle and build the board", 3),
@@ -987,6 +1052,49 @@ def test_publish_strict_fails_on_an_unknown_entrant(tmp_path: Path) -> None:
     assert "error[BOARD_STRICT]" in steps[-1][2] and "unknown entrant 'mini-good'" in steps[-1][2]
     assert "tasks (< 10)" not in steps[-1][2].split("error[BOARD_STRICT]")[1]
     assert not (repo / "site").exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ("unreadable", "submissions/newcomer.yaml: error[ENTRANT_FILE_INVALID]"),
+        ("look-alike", "submissions/newcomer.yaml: error[ENTRANT_NAME_LOOKALIKE]"),
+        ("key without a file", "error[ENTRANT_FILE_MISSING]"),
+        ("file without a key", "warning[ENTRANT_KEY_MISSING]"),
+    ],
+)
+def test_publish_lints_the_registry_of_entrants_with_no_rows(
+    tmp_path: Path, change: str, said: str
+) -> None:
+    """A registration on main (an entrant with no bundles yet): the board reads only the
+    registry files of entrants with rows, so before the lint step a file that does not read,
+    a name that passes for an entrant's on the board, or a key without a file published as if
+    nothing were wrong. Now the job fails before the build and deploys nothing; a registry file
+    without a key is a warning, and the board is published."""
+    repo = _populated(tmp_path, registered=True)
+    signers = repo / "submissions" / "allowed_signers"
+    if change != "file without a key":
+        own = signer_line("newcomer", public_line(Ed25519PrivateKey.generate().public_key()))
+        signers.write_text(signers.read_text() + own + "\n")
+    record = {
+        "unreadable": "display_name: Newcomer\n",
+        "look-alike": REGISTRY.replace("Mini Good", "Mini G\u043eod"),  # a Cyrillic o
+        "key without a file": None,
+        "file without a key": REGISTRY.replace("Mini Good", "Newcomer"),
+    }[change]
+    if record is not None:
+        (repo / "submissions" / "newcomer.yaml").write_text(record, encoding="utf-8")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", f"a registration: {change}")
+    steps = _publish(repo, tmp_path)
+    assert said in steps[0][2], steps[0][2]
+    assert "Traceback" not in steps[0][2]
+    if change == "file without a key":
+        assert [code for _, code, _ in steps] == [0, 0, 0], steps[-1][2]
+        assert (repo / "site" / "index.html").is_file()
+    else:
+        assert [(name, code) for name, code, _ in steps] == [("lint the registry", 1)]
+        assert not (repo / "site").exists()
 
 
 def _replay_bundle(repo: Path, tmp_path: Path) -> Path:
@@ -1034,6 +1142,7 @@ def test_publish_verifies_every_bundle_under_results_in_its_build(
     steps = _publish(repo, tmp_path)
     expected = 0 if case == "valid replay" else 3
     assert [(name, code) for name, code, _ in steps] == [
+        ("lint the registry", 0),
         ("rebuild the imported suites", 0),
         ("verify every bundle and build the board", expected),
     ], steps[-1][2]

