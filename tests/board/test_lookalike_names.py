@@ -219,3 +219,13 @@ def test_a_registered_name_that_mixes_scripts_fails_strict(
     assert "'tied-one'" in problem and "U+A4EE LISU LETTER A" in problem
     with pytest.raises(BoardBuildError, match="U\\+A4EE LISU LETTER A"):
         build(make_options(board_inputs, tmp_path / "strict", submissions=registry, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [("Mini Good", "MINI GOOD"), ("Gemini Pro", "GEMINI PRO"), ("Il Bot", "il bot")],
+)
+def test_case_is_ignored_where_capital_i_reads_as_l(one: str, other: str) -> None:
+    """A capital "I" reads as "l" (they are drawn alike); a small "i" must too, or the same
+    name in capitals ("MINI" -> "mlnl") and in mixed case ("Mini") were two names."""
+    assert name_collisions({"a": one, "b": other})

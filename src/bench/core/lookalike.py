@@ -121,8 +121,11 @@ _WORDS: dict[tuple[str, str], _Look] = {
 _SHAPES = {
     **dict(zip("ᎠᎡᎢᎥᎩᎪᎫᎬᏃᎳᎷᎻᎽᏀᏂᏏᏒᏔᏕᏚᏞᏟᏢᏦᏧᏳᏴᏙ", "drtiyajezwmhygh" "brwssl" "cpkdgbv", strict=True)),
     **dict(zip("ꓐꓑꓓꓔꓖꓗꓙꓚꓜꓟꓠꓡꓢꓣꓦꓧꓩꓪꓫꓬꓮꓰꓲꓳꓴ", "bpdtgkjczmnlsrvhfwxyaelou", strict=True)),
-    # Characters with no letter in their name, and the figures that pass for letters
-    "ϲ": "c", "Ϲ": "c", "ɑ": "a", "ɡ": "g", "ǀ": "l", "|": "l", "1": "l", "I": "l", "0": "o",
+    # Characters with no letter in their name, and the figures that pass for letters; a small
+    # "i" reads as "l" too, so that case is ignored where "I" and "l" are one ("MINI" and
+    # "Mini" alike)
+    "ϲ": "c", "Ϲ": "c", "ɑ": "a", "ɡ": "g", "ǀ": "l", "|": "l", "1": "l", "I": "l", "i": "l",
+    "0": "o",
 }  # fmt: skip
 _LETTER_NAME = re.compile(
     r"^(?P<script>[A-Z-]+(?: [A-Z-]+)*?) (?:(?P<case>CAPITAL|SMALL) )?(?:LETTER|LIGATURE) "
