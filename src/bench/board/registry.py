@@ -84,7 +84,7 @@ def name_skeleton(name: str) -> str:
     read as one and every dash as ``-``, letters of scripts drawn like Latin read as the Latin
     letter they look like (by their Unicode name, or a table for Cyrillic, Greek, Coptic,
     Armenian, Cherokee and Lisu; one that neither reads is ``lookalike.WILDCARD``, any letter),
-    ``0 1 I l`` as one, ``rn`` as ``m``, case ignored."""
+    ``0`` as ``o``, ``1 I i l`` as one, ``rn`` as ``m``, case ignored."""
     return skeleton(name)
 
 
