@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -81,10 +83,11 @@ def once_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     return str(request.param)
 
 
-def test_write_once_never_overwrites(tmp_path: Path, once_path: str) -> None:
+def test_write_once_never_overwrites(tmp_path: Path, once_path: str, umask_027: None) -> None:
     target = tmp_path / "a" / "file.json"
     write_once(target, b"first")
-    assert target.stat().st_mode & 0o777 == 0o600  # both ways: the temp file's mode
+    # both ways: the mode ``open`` gives a new file (0666 less the umask), not mkstemp's 0600
+    assert target.stat().st_mode & 0o777 == 0o640
     with pytest.raises(FileExistsError) as info:
         write_once(target, b"second")
     assert info.value.filename == str(target) or info.value.filename2 == str(target)
@@ -150,3 +153,38 @@ def test_errors_render_file_field_and_carry_exit_codes() -> None:
     for kind, code in codes.items():
         assert issubclass(kind, BenchError)
         assert kind("x").exit_code == code
+
+
+@pytest.fixture
+def umask_027() -> Iterator[None]:
+    mask = os.umask(0o027)
+    try:
+        yield
+    finally:
+        os.umask(mask)
+
+
+def test_written_files_get_the_mode_open_gives_not_mkstemps(
+    tmp_path: Path, umask_027: None, once_path: str
+) -> None:
+    """A report, a task file, a schema set or a run's files were all 0600 (the temp file's
+    mode), whatever the umask: unreadable to a web server's user serving a report. A file
+    replaced keeps its own mode; a private one (a key) is 0600 from its first byte."""
+    from bench.core.atomic import write_atomic, write_set
+
+    new = tmp_path / "report.html"
+    write_atomic(new, b"<p>one</p>")
+    assert new.stat().st_mode & 0o777 == 0o640
+    new.chmod(0o604)
+    write_atomic(new, [b"<p>two</p>"])
+    assert new.stat().st_mode & 0o777 == 0o604 and new.read_bytes() == b"<p>two</p>"
+    write_atomic(new, b"secret", private=True)
+    assert new.stat().st_mode & 0o777 == 0o600
+    (tmp_path / "set").mkdir()
+    (tmp_path / "set" / "kept.json").write_bytes(b"{}")
+    (tmp_path / "set" / "kept.json").chmod(0o644)
+    write_set(tmp_path / "set", {"kept.json": b"[]", "fresh.json": b"[]"})
+    modes = {p.name: p.stat().st_mode & 0o777 for p in (tmp_path / "set").iterdir()}
+    assert modes == {"kept.json": 0o644, "fresh.json": 0o640}
+    write_once(tmp_path / "attempt.json", b"{}")
+    assert (tmp_path / "attempt.json").stat().st_mode & 0o777 == 0o640

@@ -18,7 +18,40 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _temp_with(directory: Path, data: bytes | Iterable[bytes]) -> Path:
+def _umask() -> int:
+    """The process's umask as it is now (Linux: read from /proc, without changing it);
+    where /proc has none, set and put back once, before any thread of ours writes a file."""
+    try:
+        with open("/proc/self/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    if not _UMASK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        _UMASK.append(mask)
+    return _UMASK[0]
+
+
+_UMASK: list[int] = []
+
+
+def _mode(path: Path, private: bool) -> int:
+    """The mode a written file gets: 0600 for a private one (a key); the mode of the file it
+    replaces, if there is one; else what ``open`` gives a new file (0666 less the umask). The
+    temp file ``mkstemp`` makes is 0600 whatever the umask: a report, a task file or a site
+    replaced through it came out unreadable to the group and others (a web server's user)."""
+    if private:
+        return 0o600
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _temp_with(directory: Path, data: bytes | Iterable[bytes], mode: int = 0o600) -> Path:
     fd, name = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -28,6 +61,8 @@ def _temp_with(directory: Path, data: bytes | Iterable[bytes]) -> Path:
                 for piece in data:
                     handle.write(piece)
             handle.flush()
+            if mode != 0o600:
+                os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -44,20 +79,21 @@ def _name(exc: OSError, path: Path) -> None:
         exc.filename = str(path)
 
 
-def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+def write_atomic(path: Path, data: bytes | Iterable[bytes], *, private: bool = False) -> None:
     """Replace ``path`` with ``data`` (bytes, or pieces of bytes written as they come)
     atomically: temp file, fsync, rename, fsync directory. A piece that fails to come leaves
-    the old file and no temp file."""
+    the old file and no temp file. The file keeps the mode of the one it replaces (a new one:
+    0666 less the umask); ``private``: 0600, never readable by others even for a moment."""
     try:  # a try, not a context manager: write_once is on a run's hot path (issue 19)
-        _write_atomic(path, data)
+        _write_atomic(path, data, private)
     except OSError as exc:
         _name(exc, path)
         raise
 
 
-def _write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+def _write_atomic(path: Path, data: bytes | Iterable[bytes], private: bool) -> None:
     with made_directory(path.parent):  # a write that fails leaves no empty directory it made
-        temp = _temp_with(path.parent, data)
+        temp = _temp_with(path.parent, data, _mode(path, private))
         try:
             os.replace(temp, path)
         except BaseException:
@@ -86,6 +122,7 @@ def write_set(out: Path, files: dict[str, bytes]) -> None:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(data)
                     handle.flush()
+                    os.fchmod(handle.fileno(), _mode(out / name, False))
                     os.fsync(handle.fileno())
             except OSError as exc:
                 _name(exc, out / name)
@@ -159,7 +196,7 @@ def write_once(path: Path, data: bytes, *, durable: bool = True) -> None:
 def _write_once(path: Path, data: bytes, *, durable: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not _link_unnamed(path, data):
-        temp = _temp_with(path.parent, data)
+        temp = _temp_with(path.parent, data, 0o666 & ~_umask())
         try:
             os.link(temp, path)
         finally:
@@ -183,7 +220,8 @@ def _link_unnamed(path: Path, data: bytes) -> bool:
     if not _UNNAMED[0]:
         return False
     try:
-        fd = os.open(path.parent, os.O_TMPFILE | os.O_WRONLY, 0o600)
+        # 0666 less the umask (the kernel applies it), as a file ``open`` creates
+        fd = os.open(path.parent, os.O_TMPFILE | os.O_WRONLY, 0o666)
     except OSError as exc:
         if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
             _UNNAMED[0] = False  # this file system (or kernel) has none: never ask again

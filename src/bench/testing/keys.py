@@ -14,8 +14,8 @@ def write_private_key(path: Path, key: Ed25519PrivateKey | None = None) -> Ed255
     from bench.core.atomic import write_atomic
 
     key = key if key is not None else Ed25519PrivateKey.generate()
-    # atomically, into a temp file made 0600: write_bytes then chmod left the key readable
-    # by all for a moment, and half a key on a full disk (the old one gone)
+    # atomically, into a temp file made 0600 (``private``): write_bytes then chmod left the
+    # key readable by all for a moment, and half a key on a full disk (the old one gone)
     write_atomic(
         path,
         key.private_bytes(
@@ -23,8 +23,8 @@ def write_private_key(path: Path, key: Ed25519PrivateKey | None = None) -> Ed255
             serialization.PrivateFormat.OpenSSH,
             serialization.NoEncryption(),
         ),
+        private=True,
     )
-    path.chmod(0o600)
     return key
 
 
