@@ -379,3 +379,22 @@ def test_a_temp_file_that_cannot_be_made_is_said_of_the_file_being_written(
     with pytest.raises(OSError) as info:
         write_atomic(target, b"x")
     assert info.value.filename == str(target)
+
+
+def test_a_site_whose_temp_directory_cannot_be_made_is_said_of_the_site(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a read-only disk ``bench board build`` named ``.site.new-k2j4``, a name no user gave."""
+    import tempfile
+
+    from bench.board.site import write_site
+
+    def refused(*_: object, prefix: str, dir: Path, **__: object) -> str:  # noqa: A002
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.path.join(dir, prefix + "k2j4"))
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refused)
+    out = tmp_path / "site"
+    with pytest.raises(OSError) as info:
+        write_site(out, {"index.html": b"<p>"})
+    assert info.value.filename == str(out)
+    assert os.listdir(tmp_path) == []

@@ -31,7 +31,9 @@ def write_site(out: Path, files: Mapping[str, bytes]) -> None:
     except OSError as exc:
         # a write or fsync on a full disk names no file: the site it was for is named (it
         # said "No space left on device" alone); the old site is as it was
-        if exc.filename is None:
+        # nor the temp directory beside it (``.site.new-…``, a name the user never gave:
+        # a read-only parent was reported as that), nor a file inside it
+        if exc.filename is None or f"{os.sep}.{out.name}.new-" in str(exc.filename):
             exc.filename = str(out)
         raise
 
