@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from bench.core.text import FORBIDDEN_CATEGORIES
 
 
 class Answer(Protocol):
@@ -64,12 +67,21 @@ def body(found: dict[str, Answer], path: str) -> Any:
         return None
 
 
+MAX_DECLARED = 80
+"""The most characters of a declared text (a version, a quantisation) a run records."""
+
+
 def _text(value: Any) -> str | None:
-    if isinstance(value, str) and value.strip():
-        return value.strip()[:80]
+    """Declared text as a run records it (``RunConfig.server``, shown on the board's card):
+    a number as its digits; stripped, at most ``MAX_DECLARED`` characters, without a character
+    the board cannot draw as it is (a control, a bidirectional or other format character);
+    None when nothing is left. ``bench verify`` refuses a server record with any other text."""
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)
-    return None
+        value = str(value)
+    if not isinstance(value, str):
+        return None
+    kept = "".join(ch for ch in value if unicodedata.category(ch) not in FORBIDDEN_CATEGORIES)
+    return kept.strip()[:MAX_DECLARED].strip() or None
 
 
 def _count(value: Any) -> int | None:
@@ -120,7 +132,7 @@ def version(found: dict[str, Answer], names_engine: Callable[[str], object]) -> 
     for answer in found.values():
         server = answer.headers.get("server")
         if server and names_engine(server) and (match := SERVER_VERSION.match(server.strip())):
-            return match.group(1)[:80]
+            return match.group(1)[:MAX_DECLARED]
     return None
 
 
@@ -192,4 +204,12 @@ def renders_tools(found: dict[str, Answer]) -> bool | None:
     return said if isinstance(said, bool) else None
 
 
-__all__ = ["body", "context_window", "model_entry", "quantisation", "renders_tools", "version"]
+__all__ = [
+    "MAX_DECLARED",
+    "body",
+    "context_window",
+    "model_entry",
+    "quantisation",
+    "renders_tools",
+    "version",
+]

@@ -28,6 +28,7 @@ from . import (
     records,
     sample,
     scores,
+    server,
     timing,
     wire,
 )
@@ -183,6 +184,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     lookalike.check_display_name(bundle, run)
     privacy.check_privacy(bundle, run)
     records.check_target_copies(bundle, run.config)
+    server.check_server(bundle, run)
     scores.check_harness_faults(bundle, run, options.max_harness_fault_share)
     done("records")
     cache = options.task_cache or TaskCache()
