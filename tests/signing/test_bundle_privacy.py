@@ -261,6 +261,31 @@ def test_bundle_refuses_a_run_whose_target_holds_a_secret(home: Home) -> None:
     assert not (home.cwd / "results").exists()
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [{"x-portkey-api-key": "s3cr3t-value"}, {"x-portkey-config": "sk-" + "A1b2" * 10}],
+    ids=["named", "shaped"],
+)
+def test_bundle_refuses_a_run_whose_target_headers_hold_a_secret(
+    home: Home, headers: dict[str, str]
+) -> None:
+    """A target's ``headers`` (a gateway's routing headers) are recorded with the run; a key
+    planted there after the run started (or by a harness that did not check them) is refused
+    at bundle time as one in ``params`` is, not published."""
+    run = _scripted_run(home)
+
+    def plant(config: dict[str, Any]) -> None:
+        config["target"]["headers"] = headers
+
+    _edit_json(run.path / "config.json", plant)
+    with pytest.raises(InputError) as info:
+        _bundle(home, run)
+    assert info.value.code == "TARGET_SECRET", info.value
+    assert (info.value.field or "").startswith("target.headers.x-portkey-"), info.value.field
+    assert not any(value in str(info.value) for value in headers.values())
+    assert not (home.cwd / "results").exists()
+
+
 def test_bundle_refuses_a_run_whose_records_hold_the_key(home: Home) -> None:
     run = _scripted_run(home)
     _edit_json(run.path / "config.json", lambda c: c["target"].update(api_key_env=KEY_ENV))

@@ -485,11 +485,12 @@ PATH_FIELDS = (("task_set", "path"), ("target_file",), ("target", "cassette"))
 
 
 def target_findings(target: Mapping[str, Any], field: str) -> Iterator[Finding]:
-    """Secrets in a (recorded) target's ``params`` and ``system_prompt``."""
-    params = target.get("params")
-    if params is not None:
-        for where, problem in find_secrets(params, _join(field, "params")):
-            yield Finding("secret", where, problem)
+    """Secrets in a (recorded) target's ``params``, ``headers`` and ``system_prompt``."""
+    for part in ("params", "headers"):
+        value = target.get(part)
+        if value is not None:
+            for where, problem in find_secrets(value, _join(field, part)):
+                yield Finding("secret", where, problem)
     prompt = target.get("system_prompt")
     if isinstance(prompt, str):
         kind = secret_shape(prompt)

@@ -37,6 +37,15 @@ class ToolCallRequest(Strict):
     arguments_error: str | None = Field(
         None, description="the model sent arguments that are not a JSON object (its error)"
     )
+    provider_state: dict[str, Any] | None = Field(
+        None,
+        # Left out when absent, so a trace from before the field reads and writes as it did.
+        exclude_if=lambda value: value is None,
+        description="opaque state the provider attached to this call and refuses the next "
+        "request without (Gemini's thought signature, Anthropic's thinking blocks before the "
+        "call): read from the response by the target and sent back with the call as it came; "
+        "never scored or shown (docs/TARGETS.md)",
+    )
 
 
 class ToolDef(Strict):

@@ -8,8 +8,10 @@ next user message (consecutive ones merged); tools are ``{name, description, inp
 
 Usage: ``prompt_tokens`` = ``input_tokens`` + ``cache_read_input_tokens`` +
 ``cache_creation_input_tokens`` (the API counts the three apart), ``cached_tokens`` = the cache
-reads. Thinking blocks stay in ``raw``. The last ``tool_use`` block of an answer that stopped
-at ``max_tokens`` is cut short (``base.cut_short``: not run) whatever its ``input`` says.
+reads. Thinking blocks stay in ``raw``; those before a tool call (signed) are also kept with
+the call and sent back before it on every later request (``THOUGHT_TYPES``). The last
+``tool_use`` block of an answer that stopped at ``max_tokens`` is cut short
+(``base.cut_short``: not run) whatever its ``input`` says.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .base import (
     TargetSpec,
     check_filtered,
     check_held,
+    check_state,
     choice_warnings,
     cut_short,
     split_think,
@@ -37,6 +40,32 @@ from .openai import EMPTY_PARAMETERS, tool_arguments
 PATH = "/v1/messages"
 DEFAULT_MAX_TOKENS = 4096
 TOOL_CHOICE = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}
+
+
+THOUGHT_TYPES = {"thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
+"""The blocks of extended thinking, and the fields each is sent back with. The API refuses
+(HTTP 400, ``invalid_request_error``) a request whose last assistant message called a tool
+without the thinking and redacted thinking blocks that came before the call, unchanged and
+first in the message; the signature is how it tells them unchanged."""
+
+
+def thought_block(block: dict[str, Any]) -> dict[str, Any] | None:
+    """A thinking block as it goes back (its documented fields, as they came), or None for one
+    that is not the provider's state: another type, or one with no signature or data to check
+    it by (llama.cpp's ``llama-server`` sends its reasoning as a thinking block with an empty
+    signature, and takes no thinking back)."""
+    fields = THOUGHT_TYPES.get(str(block.get("type")))
+    if fields is None or not all(isinstance(block.get(name), str) for name in fields):
+        return None
+    if not block[fields[-1]]:
+        return None
+    return {"type": block["type"], **{name: block[name] for name in fields}}
+
+
+def _thoughts(call: ToolCallRequest) -> list[dict[str, Any]]:
+    """The thinking blocks the provider state of ``call`` holds, to go back before it."""
+    blocks = (call.provider_state or {}).get("blocks")
+    return [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
 
 
 def wire_messages(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:
@@ -60,13 +89,19 @@ def wire_messages(messages: list[Message]) -> tuple[str | None, list[dict[str, A
             text = [{"type": "text", "text": message.content}] if message.content else []
             push("user", text)
         elif message.role == "assistant":
-            blocks: list[dict[str, Any]] = []
+            # The thinking blocks before each call go back before it, the first call's first
+            # of all: with thinking on, the API refuses an assistant message with tool calls
+            # that does not begin with its thinking (THOUGHT_TYPES).
+            calls = message.tool_calls
+            blocks: list[dict[str, Any]] = _thoughts(calls[0]) if calls else []
             if message.content.strip():
                 blocks.append({"type": "text", "text": message.content})
-            blocks += [
-                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
-                for call in message.tool_calls
-            ]
+            for index, call in enumerate(calls):
+                if index:
+                    blocks += _thoughts(call)
+                blocks.append(
+                    {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+                )
             push("assistant", blocks)
         else:
             push(
@@ -153,6 +188,7 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
         raise EntrantError("the message has no content list", code="ENDPOINT_BAD_RESPONSE")
     texts: list[str] = []
     calls: list[ToolCallRequest] = []
+    thoughts: list[dict[str, Any]] = []  # the thinking blocks since the last call
     apart = False  # another block came between this text and the text before it
     for index, block in enumerate(blocks):
         if not isinstance(block, dict):
@@ -169,6 +205,9 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
                 apart = False
             continue
         apart = True
+        kept = thought_block(block)
+        if kept is not None:
+            thoughts.append(kept)
         if block.get("type") == "tool_use":
             if "input_json" in block:
                 arguments, problem = tool_arguments(block["input_json"])
@@ -184,8 +223,12 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
                     name=name,
                     arguments=arguments,
                     arguments_error=problem,
+                    # what the next request must send back before this call
+                    provider_state={"blocks": thoughts} if thoughts else None,
                 )
             )
+            thoughts = []
+    check_state(calls)
     stop = data.get("stop_reason")
     if stop == "max_tokens" and calls and _ends_in_a_call(blocks):
         # llama.cpp's llama-server sends a call cut in its arguments as ``input: {}``
@@ -382,9 +425,11 @@ class AnthropicTarget:
 __all__ = [
     "AnthropicTarget",
     "MessageStream",
+    "THOUGHT_TYPES",
     "parse_message",
     "parse_usage",
     "request_body",
+    "thought_block",
     "wire_messages",
     "wire_tools",
 ]

@@ -7,6 +7,8 @@ request/response pair that a cassette can record and replay, whatever the entran
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
@@ -58,6 +60,43 @@ def too_deep(value: Any, limit: int = ARGUMENT_DEPTH) -> bool:
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, level + 1) for child in children)
     return False
+
+
+STATE_BYTES = 256 * 1024
+"""The most provider state (``ToolCallRequest.provider_state``) one answer's tool calls may
+carry back, as compact JSON: every later request of the attempt repeats it, and the trace
+records each request (twice: as asked and as sent), so it is bounded like everything a trace
+holds. A Gemini thought signature is a few hundred bytes; Anthropic's thinking blocks are the
+thinking text itself, which the target's ``budget_tokens`` bounds."""
+
+STATE_DEPTH = 8
+"""The deepest nesting of one call's provider state: a recorded attempt keeps it eleven levels
+down (``trace.exchanges[i].response.raw.request.messages[j].tool_calls[k]``) and ``bench
+verify`` reads no record line nested deeper than 64 (``LIMIT_DEPTH``). Gemini's nests three
+levels, Anthropic's blocks three."""
+
+
+def check_state(calls: list[ToolCallRequest]) -> None:
+    """``ENDPOINT_BAD_RESPONSE`` when the provider state an answer's calls carry back is more
+    than a trace keeps (``STATE_BYTES``, ``STATE_DEPTH``): refused here, with what it was, not
+    cut (a cut signature is refused by the provider on the next request anyway)."""
+    states = [call.provider_state for call in calls if call.provider_state is not None]
+    if not states:
+        return
+    if any(too_deep(state, STATE_DEPTH) for state in states):
+        raise EntrantError(
+            f"the state the provider attached to the answer's tool calls nests deeper than "
+            f"{STATE_DEPTH} levels: more than a trace keeps",
+            code="ENDPOINT_BAD_RESPONSE",
+        )
+    size = len(json.dumps(states, ensure_ascii=False, separators=(",", ":")).encode())
+    if size > STATE_BYTES:
+        raise EntrantError(
+            f"the state the provider attached to the answer's tool calls (a thought signature, "
+            f"thinking blocks) is {size} bytes, over the {STATE_BYTES} a trace keeps and sends "
+            "back with every later request (a smaller thinking budget keeps it under)",
+            code="ENDPOINT_BAD_RESPONSE",
+        )
 
 
 def cut_short(call: ToolCallRequest, stop: str) -> ToolCallRequest:
@@ -286,6 +325,19 @@ HTTP_KINDS: tuple[TargetKind, ...] = ("openai", "anthropic")
 AGENT_KINDS: tuple[TargetKind, ...] = ("http-agent",)
 
 ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 9110 token
+HEADER_VALUE = re.compile(r"[\x20-\x7e]*")  # printable ASCII: no CR or LF to split a request
+MAX_HEADERS = 32
+# What the harness sends itself, or what frames the request: a target's ``headers`` may not
+# name them (the key goes in ``api_key_env``, the version in ``anthropic_version``).
+OWN_HEADERS = frozenset(
+    {
+        "accept", "accept-encoding", "anthropic-version", "authorization", "connection",
+        "content-encoding", "content-length", "content-type", "cookie", "expect", "host",
+        "keep-alive", "proxy-authorization", "proxy-connection", "te", "trailer",
+        "transfer-encoding", "upgrade", "user-agent", "x-api-key",
+    }
+)  # fmt: skip
 
 
 class Timeouts(Strict):
@@ -362,6 +414,12 @@ class TargetSpec(Strict):
         pattern=r"^[0-9a-f]{12}$",
         description="written by the harness in a recorded target: sha256 of the full base URL",
     )
+    headers: dict[str, str] | None = Field(
+        None,
+        description="openai/anthropic: more headers for every request, as a gateway in front "
+        "of the model wants them (Portkey's x-portkey-provider); never a credential, never "
+        "one the harness sends itself",
+    )
     stream: bool = Field(False, description="openai/anthropic: ask for server-sent events")
     max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = Field(
         "max_tokens", description="openai: the name the endpoint wants for the token cap"
@@ -391,6 +449,31 @@ class TargetSpec(Strict):
             raise ValueError(f"{path}: {kind} is not a JSON value")
         return params
 
+    @field_validator("headers")
+    @classmethod
+    def _headers_are_sendable(cls, headers: dict[str, str] | None) -> dict[str, str] | None:
+        if headers is None:
+            return None
+        if len(headers) > MAX_HEADERS:
+            raise ValueError(f"at most {MAX_HEADERS} headers")
+        seen: set[str] = set()
+        for name, value in headers.items():
+            lower = name.lower()
+            if not HEADER_NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not a header name")
+            if lower in OWN_HEADERS or lower.startswith(("proxy-", "sec-")):
+                raise ValueError(
+                    f"{name!r} is a header the harness sets itself (the key: api_key_env)"
+                )
+            if lower in seen:
+                raise ValueError(f"{name!r} is named twice")
+            seen.add(lower)
+            if len(value) > 4096 or not HEADER_VALUE.fullmatch(value):
+                raise ValueError(
+                    f"the value of {name!r} is not one line of printable ASCII (4096 at most)"
+                )
+        return headers
+
     def api_key(self) -> str | None:
         """The resolved secret, if any; it lives only in memory."""
         return self._api_key
@@ -405,6 +488,8 @@ class TargetSpec(Strict):
         the base URL cut to ``scheme://host[:port]`` — a path or query can carry a token —
         with ``endpoint_id`` (12 hex of the sha256 of the full URL) to tell endpoints apart."""
         data = self.model_dump(mode="json")
+        if self.headers is None:
+            del data["headers"]  # a run's recorded target as before the field existed
         if self.base_url is not None:
             redacted = redact_url(self.base_url)
             already = self.endpoint_id is not None and redacted == self.base_url

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from bench.core.diskerror import raise_if_disk
 from bench.core.errors import InputError
-from bench.core.secrets import find_value, target_findings
+from bench.core.secrets import find_secrets, find_value, target_findings
 from bench.core.validation import describe
 
 from .base import HTTP_KINDS, TargetSpec
@@ -111,6 +111,14 @@ def check_target_secrets(spec: TargetSpec, source: Path | str | None) -> None:
             code="TARGET_SECRET",
             path=source,
             field=held,
+        )
+    for where, problem in find_secrets(data.get("headers") or {}, "headers"):
+        raise InputError(
+            f"{problem}: a run records the target's headers, so a credential there would be "
+            "published; a gateway's key goes in an environment variable named by api_key_env",
+            code="TARGET_SECRET",
+            path=source,
+            field=where,
         )
     for finding in target_findings(data, ""):
         raise InputError(

@@ -547,6 +547,7 @@ class HttpEndpoint:
             # No Accept-Encoding would let a server compress (RFC 9110, 12.5.3), and wire
             # decodes nothing: ask for the body as it is.
             "accept-encoding": "identity",
+            **(spec.headers or {}),  # a gateway's routing headers; none the harness sets
             **headers,
         }
         self._plain_headers = {**common, "accept": "application/json"}

@@ -35,6 +35,7 @@ FIELD_KINDS: dict[str, tuple[str, ...]] = {
     "base_url": HTTP_KINDS + AGENT_KINDS,
     "api_key_env": HTTP_KINDS + AGENT_KINDS,
     "stream": HTTP_KINDS,
+    "headers": HTTP_KINDS,
     "timeouts": HTTP_KINDS + AGENT_KINDS,
     "retry": HTTP_KINDS + AGENT_KINDS,
     "max_tokens_param": ("openai",),

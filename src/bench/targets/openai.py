@@ -28,6 +28,7 @@ from .base import (
     TargetSpec,
     check_filtered,
     check_held,
+    check_state,
     choice_warnings,
     cut_short,
     split_think,
@@ -49,6 +50,13 @@ FAILED_FINISH = ("error", "abort")
 """Finish reasons that say the server, not the model, ended the answer: OpenRouter's
 ``error``, and ``abort`` from vLLM and SGLang when the engine drops a request (vllm#57082)."""
 EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
+STATE_KEYS = ("extra_content",)
+"""The keys of a tool call, beside ``id``, ``type`` and ``function``, that are the provider's
+state of the call and go back with it: Gemini's OpenAI compatibility puts its thought
+signature in ``extra_content.google.thought_signature`` (Vertex AI's in ``extra_content.vertex``)
+and refuses, with HTTP 400, a request whose assistant tool call lacks it. Kept as they came
+(``ToolCallRequest.provider_state``) and sent back so; no other key is, since a server with a
+strict request schema refuses keys it does not know."""
 
 
 def tool_arguments(value: Any) -> tuple[dict[str, Any], str | None]:
@@ -113,6 +121,28 @@ def _thinking(content: Any) -> str:
     )
 
 
+def wire_call(call: ToolCallRequest) -> dict[str, Any]:
+    """An assistant's tool call as sent back: its provider state (``STATE_KEYS``) with it."""
+    item: dict[str, Any] = {
+        "id": call.id,
+        "type": "function",
+        "function": {
+            "name": call.name,
+            "arguments": json.dumps(call.arguments, ensure_ascii=False),
+        },
+    }
+    state = call.provider_state or {}
+    item.update((key, state[key]) for key in STATE_KEYS if key in state)
+    return item
+
+
+def call_state(item: dict[str, Any]) -> dict[str, Any] | None:
+    """A response's tool call's provider state (``STATE_KEYS`` that hold a non-empty object),
+    as it came; None when it has none."""
+    state = {key: item[key] for key in STATE_KEYS if isinstance(item.get(key), dict) and item[key]}
+    return state or None
+
+
 def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -121,17 +151,7 @@ def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
             if message.tool_calls:
                 # A string, even empty: OpenAI accepts "" as well as null, and servers with a
                 # strict request schema (llama-cpp-python's) refuse null with HTTP 500.
-                item["tool_calls"] = [
-                    {
-                        "id": call.id,
-                        "type": "function",
-                        "function": {
-                            "name": call.name,
-                            "arguments": json.dumps(call.arguments, ensure_ascii=False),
-                        },
-                    }
-                    for call in message.tool_calls
-                ]
+                item["tool_calls"] = [wire_call(call) for call in message.tool_calls]
             out.append(item)
         elif message.role == "tool":
             out.append(
@@ -197,7 +217,34 @@ def parse_usage(usage: Any) -> Usage | None:
     cache = token_counts({"cached": cached}, ("cached",), nullable=("cached",))
     if counts is None or cache is None:
         return None
+    outside = _cache_outside_prompt(usage, counts)
+    if outside is not None:
+        read, written = outside
+        counts["prompt_tokens"] += read + written
     return Usage(**counts, cached_tokens=cache["cached"])
+
+
+ANTHROPIC_CACHE = ("cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def _cache_outside_prompt(usage: dict[str, Any], counts: dict[str, int]) -> tuple[int, int] | None:
+    """(read, written) when a gateway that translated an Anthropic answer (Portkey) counted
+    the prompt as Anthropic does: ``prompt_tokens`` the uncached input only, the cache's reads
+    and writes beside it under Anthropic's names, and ``total_tokens`` the sum of all four.
+    None when the prompt already holds them (the total is the prompt plus the completion) or
+    nothing says which."""
+    if ANTHROPIC_CACHE[0] not in usage and ANTHROPIC_CACHE[1] not in usage:
+        return None
+    cache = token_counts(usage, ANTHROPIC_CACHE, nullable=ANTHROPIC_CACHE)
+    total = usage.get("total_tokens")
+    if cache is None or not isinstance(total, int) or isinstance(total, bool):
+        return None
+    read, written = cache[ANTHROPIC_CACHE[0]], cache[ANTHROPIC_CACHE[1]]
+    if read + written == 0:
+        return None
+    if total != counts["prompt_tokens"] + counts["completion_tokens"] + read + written:
+        return None
+    return read, written
 
 
 def parse_completion(data: dict[str, Any]) -> ModelResponse:
@@ -248,8 +295,10 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
                 name=name,
                 arguments=arguments,
                 arguments_error=problem,
+                provider_state=call_state(item),
             )
         )
+    check_state(calls)
     finish = choice.get("finish_reason")
     if finish == "length" and calls:
         # the cap cut the answer inside its last call (the calls come after the text)
@@ -446,6 +495,25 @@ class ChatStream:
             slot["function"]["arguments"] += arguments
         elif isinstance(arguments, dict):
             slot["function"]["arguments"] += json.dumps(arguments, ensure_ascii=False)
+        for key in STATE_KEYS:
+            # Gemini: on the call's delta, or in a delta of its own after it (no name, no
+            # arguments); what came first for a key stays
+            if isinstance(part.get(key), dict) and part[key]:
+                slot[key] = _merged(slot.get(key), part[key])
+
+
+def _merged(known: Any, more: dict[str, Any]) -> dict[str, Any]:
+    """``more`` added to the object ``known`` key by key, at any depth; a value already there
+    stays."""
+    if not isinstance(known, dict):
+        return more
+    out = dict(known)
+    for key, value in more.items():
+        if key not in out:
+            out[key] = value
+        elif isinstance(out[key], dict) and isinstance(value, dict):
+            out[key] = _merged(out[key], value)
+    return out
 
 
 def _whole(call: dict[str, Any]) -> bool:
@@ -520,13 +588,16 @@ __all__ = [
     "ARGUMENT_DEPTH",
     "ChatStream",
     "OpenAITarget",
+    "STATE_KEYS",
     "STREAM_OPTIONS_REFUSED",
+    "call_state",
     "parse_completion",
     "parse_usage",
     "refuses_stream_options",
     "request_body",
     "too_deep",
     "tool_arguments",
+    "wire_call",
     "wire_messages",
     "wire_tools",
 ]

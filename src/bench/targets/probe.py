@@ -387,6 +387,7 @@ async def server_identity(
         }
     else:
         headers = {"authorization": f"Bearer {key}"} if key else {}
+    headers = {**(spec.headers or {}), **headers}  # a gateway routes the probe as the run
     deadline = time.monotonic() + wait_s
     told = False
     while True:

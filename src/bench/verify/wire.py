@@ -103,13 +103,34 @@ def _problem(response: dict[str, Any], request: dict[str, Any], spec: TargetSpec
     except (EntrantError, HarnessFault) as exc:
         return f"its raw.response is not an answer the harness takes ({exc.code})"
     for name in ("content", "tool_calls", "usage"):
-        if read.get(name) != response.get(name):
+        told = read.get(name)
+        if name == "tool_calls":
+            told = _as_recorded(told, response.get(name))
+        if told != response.get(name):
             shown = "tool calls" if name == "tool_calls" else name
             return (
                 f"its {shown} is not what its own response body (raw.response) says: the "
                 "transcript page shows, and the score reads, the parsed answer"
             )
     return None
+
+
+def _as_recorded(parsed: Any, recorded: Any) -> Any:
+    """The parsed tool calls without the ``provider_state`` of a call recorded without one: a
+    harness from before that field read the same body without it (a Gemini thought signature,
+    Anthropic thinking before a ``tool_use``), and its bundle is no less what the wire said.
+    Leaving the state out of a call it was sent back with changes the next request, which the
+    re-drive then finds nowhere in the cassette; on the last answer's calls it is never sent."""
+    if not (isinstance(parsed, list) and isinstance(recorded, list)):
+        return parsed
+    if len(parsed) != len(recorded):
+        return parsed
+    return [
+        {key: value for key, value in mine.items() if key != "provider_state"}
+        if isinstance(mine, dict) and isinstance(theirs, dict) and "provider_state" not in theirs
+        else mine
+        for mine, theirs in zip(parsed, recorded, strict=True)
+    ]
 
 
 def check_wire(bundle: Path, run: BundleRun) -> None:
