@@ -102,6 +102,15 @@ def test_the_wheel_installs_and_works_from_an_empty_directory(tmp_path: Path) ->
     assert generated.returncode == 3 and "--corpora" in generated.stderr
     assert "come with a clone of its repository" in generated.stderr
 
+    # README's `bench history` where no run was made yet: said, and no runs/ left behind (the
+    # last assertion); a contributor's first `bench key register` before making a key is
+    # told how (tests/test_install_walkthrough.py has the rest of that walk).
+    history = run("history")
+    assert history.returncode == 0 and "note: no run directory at runs" in history.stderr
+    unmade = run("key", "register", "--entrant", "my-team", "--pubkey", "bench_ed25519.pub")
+    assert unmade.returncode == 3 and "Traceback" not in unmade.stderr
+    assert 'make one with ssh-keygen -t ed25519 -N "" -f bench_ed25519' in unmade.stderr
+
     [bundle] = (repo / "results" / "mini-good").iterdir()
     verified = run("verify", str(bundle), "--seed", "7")
     assert verified.returncode == 0, verified.stdout + verified.stderr

@@ -235,9 +235,10 @@ def build(options: BuildOptions) -> BuildResult:
     bundle, a stale schema, an unknown entrant) fails the build, never a note the page shows
     (a small family, a partial run, no runs yet). The old site stays untouched unless the
     whole new one was written."""
-    from .site import write_site
+    from .site import refuse_foreign_out, write_site
 
     check_options(options)
+    refuse_foreign_out(options.out)
     suites = given_suites(options)
     loaders: list[Loader] = list(options.extra_loaders)
     if options.runs is not None:

@@ -1,7 +1,8 @@
 """Errors of ``bench board build``, each with a stable code that names what to fix.
 
 BOARD_REPO_URL       --repo-url is not an https: URL
-BOARD_OUT            the output directory cannot be used (it is a file, or its parent is missing)
+BOARD_OUT            the output directory cannot be used (it is a file, or its parent is missing,
+                     or it holds anything a board build did not write: a build replaces it whole)
 BOARD_TEMPLATE       a template or the methodology (packaged, or --templates/--methodology) is
                      missing or broken
 BOARD_INPUT          a run directory or bundle could not be read (names the file and field)

@@ -25,6 +25,40 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _site_file(path: Path) -> bool:
+    """A name a board build writes: index.html, board.json, suite-<name>.html and .json,
+    transcript.html and transcripts/ (``bench.board.build``)."""
+    name = path.name
+    if name == "transcripts":
+        return path.is_dir() and not path.is_symlink()
+    if path.is_symlink() or not path.is_file():
+        return False
+    suite_page = name.startswith("suite-") and name.endswith((".html", ".json"))
+    return name in ("index.html", "board.json", "transcript.html") or suite_page
+
+
+def refuse_foreign_out(out: Path) -> None:
+    """The build replaces --out whole (``write_site``): an existing directory that holds
+    anything a build did not write (--out docs, --out ~, a file of the user's put in site/) is
+    refused before anything is read, instead of deleted with the old site."""
+    if not out.is_dir() or out.is_symlink():
+        return  # missing, or a file: the build says so (BOARD_OUT)
+    try:
+        foreign = sorted(p.name for p in out.iterdir() if not _site_file(p))
+    except OSError:
+        return  # the build names what the file system refused
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (
+            f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        )
+        raise BoardBuildError(
+            f"holds what no board build wrote ({shown}), and a build replaces the whole "
+            "directory: give --out a new or empty directory, or the site of an earlier build",
+            code="BOARD_OUT",
+            path=out,
+        )
+
+
 def write_site(out: Path, files: Mapping[str, bytes]) -> None:
     try:
         _write_site(out, files)
@@ -83,4 +117,4 @@ def _write_site(out: Path, files: Mapping[str, bytes]) -> None:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-__all__ = ["write_site"]
+__all__ = ["refuse_foreign_out", "write_site"]

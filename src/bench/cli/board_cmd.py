@@ -67,7 +67,8 @@ def board() -> None:
     type=click.Path(path_type=Path),
     default=Path("site"),
     show_default=True,
-    help="Site directory; replaced only when the whole build succeeded.",
+    help="Site directory, replaced whole, and only when the whole build succeeded; an "
+    "existing one holding anything a build did not write is refused (BOARD_OUT).",
 )
 @click.option(
     "--templates",

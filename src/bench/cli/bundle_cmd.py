@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from .common import CONTEXT, runs_dir_option
+from .common import CONTEXT, keygen_hint, runs_dir_option, with_hint
+
+if TYPE_CHECKING:
+    from bench.core.errors import BenchError
+    from bench.signing.errors import KeyError_
 
 
 @click.command(context_settings=CONTEXT)
@@ -59,15 +64,47 @@ def bundle(
     """
     from bench.records.store import RunStore
     from bench.signing.bundle import build_bundle
+    from bench.signing.errors import KeyError_, SignersError
 
     run = RunStore(runs_dir).resolve(run_ref)
-    path = build_bundle(
-        run,
-        entrant=entrant,
-        key_file=key_file,
-        out_root=out_root,
-        allowed_signers=allowed_signers,
-        repository=repository,
-        allow_partial=allow_partial,
-    )
+    try:
+        path = build_bundle(
+            run,
+            entrant=entrant,
+            key_file=key_file,
+            out_root=out_root,
+            allowed_signers=allowed_signers,
+            repository=repository,
+            allow_partial=allow_partial,
+        )
+    except KeyError_ as exc:
+        raise _key_hinted(exc, key_file) from None
+    except SignersError as exc:
+        if exc.code != "SIGNERS_MISSING" or allowed_signers.exists():
+            raise
+        raise with_hint(
+            exc,
+            f"it is read from {allowed_signers} in the current directory: run bench bundle "
+            "from the root of your clone, or give --allowed-signers",
+        ) from None
     click.echo(f"bundled {run.run_id} → {path}")
+
+
+def _key_hinted(exc: KeyError_, key_file: Path) -> BenchError:
+    """A new contributor's two mistakes with --key, said with what to do instead: no key
+    made yet, and the public half given for the private one."""
+    if exc.code != "KEY_INVALID":
+        return exc
+    if not key_file.exists() and not key_file.is_symlink():
+        return with_hint(exc, keygen_hint(key_file))
+    try:
+        head = key_file.read_bytes()[:16]
+    except OSError:
+        return exc
+    if head.startswith(b"ssh-"):
+        private = key_file.with_suffix("") if key_file.suffix == ".pub" else None
+        which = f" ({private})" if private is not None else ""
+        return with_hint(
+            exc, f"this is a public key: --key takes its private half{which}, never shared"
+        )
+    return exc

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from bench.core.errors import BenchError
 
 # Every command answers -h as well as --help, however it is invoked.
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
@@ -26,6 +29,24 @@ def require_tasks(path: Path) -> None:
         raise InputError(
             f"no such file or directory ({NOT_PACKAGED})", code="FILE_MISSING", path=path
         )
+
+
+def with_hint(exc: BenchError, hint: str) -> BenchError:
+    """``exc`` again (its class, code, file and field) with ``hint`` after its message."""
+    again = type(exc)(f"{exc.message}; {hint}", code=exc.code, path=exc.path, field=exc.field)
+    again.__cause__ = exc.__cause__
+    return again
+
+
+def keygen_hint(private: Path) -> str:
+    """How to make the key pair a signing command was pointed at (docs/SUBMISSIONS.md)."""
+    import shlex
+
+    return (
+        f'make one with ssh-keygen -t ed25519 -N "" -f {shlex.quote(str(private))} '
+        f"(its directory must exist) and register {private.name}.pub "
+        "(bench key register; docs/SUBMISSIONS.md, 1. Register a key)"
+    )
 
 
 runs_dir_option = click.option(

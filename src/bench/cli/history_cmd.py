@@ -21,6 +21,14 @@ def _open(db: Path | None, runs_dir: Path) -> sqlite3.Connection:
     """Open the history and index any run under ``runs_dir`` that is new or changed."""
     from bench.reports.history import DEFAULT_DB, open_db, sync
 
+    if db is None and not runs_dir.exists():
+        # Run from the wrong directory: say where it looked, and leave no runs/ behind there.
+        click.echo(
+            f"note: no run directory at {runs_dir} (bench run writes runs there, relative to "
+            "the current directory; --runs-dir names another)",
+            err=True,
+        )
+        db = Path(":memory:")
     connection = open_db(db or runs_dir / DEFAULT_DB)
     sync(connection, runs_dir)
     return connection

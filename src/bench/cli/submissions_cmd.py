@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from .common import CONTEXT
+from .common import CONTEXT, keygen_hint, with_hint
+
+if TYPE_CHECKING:
+    from bench.core.errors import BenchError
+    from bench.signing.errors import KeyError_
 
 
 @click.group(context_settings=CONTEXT)
@@ -69,7 +74,32 @@ def register(entrant: str, pubkey: Path) -> None:
 
     if not is_valid_id(entrant):
         raise UsageError(f"--entrant '{entrant}' is not an id ([a-z0-9][a-z0-9-]*)")
-    blob = read_public_key_file(pubkey)
+    from bench.signing.errors import KeyError_
+
+    try:
+        blob = read_public_key_file(pubkey)
+    except KeyError_ as exc:
+        raise _pubkey_hinted(exc, pubkey) from None
     line = signer_line(entrant, f"ssh-ed25519 {base64.b64encode(blob).decode()}")
     assert not lint_text(line)[1]
     click.echo(line)
+
+
+def _pubkey_hinted(exc: KeyError_, pubkey: Path) -> BenchError:
+    """No key pair made yet, or the private half given for the public one: said with what to
+    do instead (docs/SUBMISSIONS.md, 1. Register a key)."""
+    if not pubkey.exists() and not pubkey.is_symlink():
+        private = pubkey.with_suffix("") if pubkey.suffix == ".pub" else pubkey
+        return with_hint(exc, keygen_hint(private))
+    try:
+        head = pubkey.read_bytes()[:64]
+    except OSError:
+        return exc
+    if b"PRIVATE KEY" in head:
+        return type(exc)(
+            f"this is a private key, which stays with you: --pubkey takes its public half "
+            f"({pubkey.name}.pub beside it)",
+            code="KEY_INVALID",
+            path=exc.path,
+        )
+    return exc

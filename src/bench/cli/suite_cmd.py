@@ -55,6 +55,7 @@ def bfcl(out: Path, source: Path | None, categories: tuple[str, ...], fmt: str) 
     from bench.suites.bfcl import import_bfcl
     from bench.suites.bfcl_suite import SUITE_NAME
 
+    _refuse_leftovers(out, categories)
     done = import_bfcl(out, source, list(categories) or None)
     if fmt == "json":
         payload = {
@@ -94,6 +95,39 @@ def bfcl(out: Path, source: Path | None, categories: tuple[str, ...], fmt: str) 
             "(bench board suite-tasks) and refuses these (TASK_SET_MISMATCH). To publish, "
             "import without --category and run all of it (bench run --task tries a few of "
             "its tasks first)."
+        )
+
+
+def _refuse_leftovers(out: Path, categories: tuple[str, ...]) -> None:
+    """Refuse an --out whose tasks/ holds task files this import would not replace.
+
+    The task set is every task file under DIR/tasks, so an import of one category over an
+    earlier one of all thirteen would say "wrote 400 task(s)" and leave a task set of 3,628
+    under a suite.json and README that call it one category.
+    """
+    from bench.core.errors import UsageError
+    from bench.suites.bfcl import CATEGORIES
+    from bench.tasks.load import TASK_SUFFIXES
+
+    chosen = categories or tuple(CATEGORIES)
+    if not set(chosen) <= set(CATEGORIES):
+        return  # the import names the unknown category (SUITE_CATEGORY)
+    tasks_dir = out / "tasks"
+    if not tasks_dir.is_dir():
+        return
+    written = {f"bfcl-{category.replace('_', '-')}.json" for category in chosen}
+    left = sorted(
+        path.relative_to(tasks_dir).as_posix()
+        for path in tasks_dir.rglob("*")
+        if path.is_file() and path.suffix in TASK_SUFFIXES
+    )
+    left = [name for name in left if name not in written]
+    if left:
+        shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+        raise UsageError(
+            f"{tasks_dir} holds task files this import would not replace ({shown}): every "
+            "task file there is in the task set, so it would be neither this import nor the "
+            "earlier one. Give --out a new directory, or remove them first"
         )
 
 
