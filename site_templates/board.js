@@ -1,7 +1,45 @@
 // The board's behaviour. Data comes from the JSON block via JSON.parse; contributor strings are
 // written with textContent only (never innerHTML); links are https: only.
+//
+// The script sits in <head> (the page's one script, by its hash): the colour scheme a reader
+// chose is set before the first paint, so a dark choice never flashes light on a long page;
+// the rest waits for the document.
 (function () {
-  "use strict";
+"use strict";
+var SCHEME_KEY = "bench-board-scheme";
+function storedScheme() {
+  // file: pages, private windows and disabled storage may refuse: then the system's scheme
+  try {
+    var s = window.localStorage.getItem(SCHEME_KEY);
+    return s === "light" || s === "dark" ? s : "";
+  } catch (err) { return ""; }
+}
+function applyScheme(s) {
+  if (s) document.documentElement.setAttribute("data-scheme", s);
+  else document.documentElement.removeAttribute("data-scheme");
+}
+applyScheme(storedScheme());
+document.addEventListener("DOMContentLoaded", function () {
+  // The scheme switch: "as the system" (the default, what a reader without this script gets),
+  // light or dark, remembered for the next visit and for the board's other pages.
+  var scheme = document.getElementById("scheme");
+  if (scheme) {
+    scheme.value = storedScheme();
+    scheme.addEventListener("change", function () {
+      applyScheme(scheme.value);
+      try {
+        if (scheme.value) window.localStorage.setItem(SCHEME_KEY, scheme.value);
+        else window.localStorage.removeItem(SCHEME_KEY);
+      } catch (err) { /* not remembered: this visit only */ }
+    });
+    // another tab of the board changed it
+    window.addEventListener("storage", function (event) {
+      if (event.key !== SCHEME_KEY) return;
+      scheme.value = storedScheme();
+      applyScheme(scheme.value);
+    });
+    scheme.closest(".scheme-switch").hidden = false;
+  }
   var data = JSON.parse(document.getElementById("board-data").textContent);
   var cohorts = data.board.cohorts;
   var main = document.querySelector("main");
@@ -78,8 +116,16 @@
         hidden: tr.hidden
       };
     });
+    // the marks of the cohort's charts (a point and its label carry the row's key) and the note
+    // beside the charts that says which rows they show
+    var marks = Array.prototype.map.call(section.querySelectorAll("figure.chart [data-key]"), function (node) {
+      return { node: node, key: node.getAttribute("data-key"), out: false };
+    });
+    var plotted = new Set();
+    marks.forEach(function (m) { plotted.add(m.key); });
     tables[ci] = {
       section: section, table: table, rows: rows, expanded: false,
+      marks: marks, plotted: plotted, chartNote: section.querySelector("p.chart-filtered"),
       more: section.querySelector("p.rows-more"),
       status: section.querySelector("p.rows-more .rows-status"),
       toggle: section.querySelector("p.rows-more .rows-toggle")
@@ -185,6 +231,25 @@
     t.table.tBodies[0].appendChild(fragment);
     showRows(t);
   }
+  // A column's explanation shows under its header while pointed at or focused (board.css);
+  // Escape hides it until the pointer or the focus leaves that header.
+  tables.forEach(function (t) {
+    // ... and a screen reader hears it as the description of the header's buttons
+    t.table.tHead.querySelectorAll("th").forEach(function (th) {
+      var help = th.querySelector(".col-help");
+      if (!help) return;
+      th.querySelectorAll("button[data-sort]").forEach(function (b) { b.setAttribute("aria-describedby", help.id); });
+    });
+    t.table.tHead.addEventListener("keydown", function (event) {
+      var th = event.key === "Escape" && event.target.closest("th");
+      if (th) th.classList.add("help-off");
+    });
+    t.table.tHead.querySelectorAll("th").forEach(function (th) {
+      function back() { th.classList.remove("help-off"); }
+      th.addEventListener("focusout", back);
+      th.addEventListener("mouseleave", back);
+    });
+  });
   tables.forEach(function (t) {
     t.table.querySelectorAll("th button[data-sort]").forEach(function (button) {
       button.addEventListener("click", function () { sortTable(t, button.getAttribute("data-sort"), button); });
@@ -214,13 +279,84 @@
           cell.classList.toggle("family-shown", cell.getAttribute("data-family") === familyShown);
         });
       }
+      var matching = new Set();
       t.rows.forEach(function (r) {
         r.matches = !(verified && !r.verified) &&
           (language === "" || r.languages.indexOf(language) !== -1) &&
           (text === "" || r.text.indexOf(text) !== -1);
+        if (r.matches) matching.add(r.tr.getAttribute("data-key"));
       });
       showRows(t);
+      showMarks(t, matching);
     });
+  }
+  // When a filter leaves few points (a search for one's own entry), each of them gets a label
+  // with its name, as the labelled points have (the build labels only the frontier and the
+  // best): written with textContent from the point's own title, taken away at the next change.
+  var SVG = "http://www.w3.org/2000/svg", FOUND = 10, LABEL_MAX = 36;
+  function labelFound(t, matching, shown) {
+    t.section.querySelectorAll("figure.chart text.found").forEach(function (n) { n.remove(); });
+    if (shown === t.plotted.size || shown > FOUND) return;
+    t.section.querySelectorAll("figure.chart svg").forEach(function (svg) {
+      var labelled = new Set();
+      svg.querySelectorAll("g.labels text[data-key]").forEach(function (n) { labelled.add(n.getAttribute("data-key")); });
+      var layer = svg.querySelector("g.labels"), view = svg.viewBox.baseVal;
+      // the boxes taken: the labels shown, then each one added (charts.py's _place, simpler)
+      var taken = [];
+      layer.querySelectorAll("text:not(.filtered-out)").forEach(function (n) {
+        var b = n.getBBox();
+        taken.push([b.x, b.y, b.x + b.width, b.y + b.height]);
+      });
+      function clear(b) {
+        return b[0] >= 0 && b[2] <= view.width && b[1] >= 0 && b[3] <= view.height && taken.every(function (o) {
+          return !(b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3]);
+        });
+      }
+      svg.querySelectorAll("g.point[data-key]").forEach(function (g) {
+        var key = g.getAttribute("data-key");
+        if (!matching.has(key) || labelled.has(key)) return;
+        var box = g.querySelector(".mark").getBBox(), x = box.x + box.width / 2, y = box.y + box.height / 2;
+        var name = g.querySelector("title").textContent.split("\n")[0];
+        var text = name.length > LABEL_MAX ? name.slice(0, LABEL_MAX - 1) + "…" : name;
+        var w = text.length * 6.1, spots = [];
+        [4, -6, 14, -16, 24, -26].forEach(function (dy) {
+          spots.push([true, x + 7, y + dy, [x + 7, y + dy - 10, x + 7 + w, y + dy + 3]]);
+          spots.push([false, x - 7, y + dy, [x - 7 - w, y + dy - 10, x - 7, y + dy + 3]]);
+        });
+        var spot = spots.filter(function (sp) { return clear(sp[3]); })[0] ||
+          spots[x > view.width * 0.6 ? 1 : 0];
+        taken.push(spot[3]);
+        var label = document.createElementNS(SVG, "text");
+        label.textContent = text;
+        label.setAttribute("x", spot[1].toFixed(1));
+        label.setAttribute("y", spot[2].toFixed(1));
+        label.setAttribute("text-anchor", spot[0] ? "start" : "end");
+        label.setAttribute("class", "top found");
+        label.setAttribute("data-key", key);
+        layer.appendChild(label);
+      });
+    });
+  }
+  // The charts show the rows the filters match (every one of them, not only the table's first
+  // rowLimit), and the note beside them says so while a filter leaves rows out; the axes and
+  // the frontier line stay those of all the cohort's rows (drawn at build time).
+  function showMarks(t, matching) {
+    var shown = 0;
+    t.plotted.forEach(function (key) { if (matching.has(key)) shown += 1; });
+    t.marks.forEach(function (m) {
+      var out = !matching.has(m.key);
+      if (out !== m.out) { m.out = out; m.node.classList.toggle("filtered-out", out); }
+    });
+    labelFound(t, matching, shown);
+    if (!t.chartNote) return;
+    var all = t.plotted.size, cut = shown < all;
+    if (t.chartNote.hidden !== !cut) t.chartNote.hidden = !cut;
+    if (!cut) return;
+    var n = all.toLocaleString("en-US");
+    t.chartNote.textContent = shown === 0
+      ? "The charts below show none of the " + n + " plotted rows: none matches the filters."
+      : "The charts below show " + shown.toLocaleString("en-US") + " of the " + n +
+        " plotted rows: those the filters match. The axes and the frontier line are those of all " + n + ".";
   }
   [fCohort, fFamily, fLanguage, fVerified].forEach(function (c) { c.addEventListener("change", applyFilters); });
   fText.addEventListener("input", applyFilters);
@@ -544,4 +680,5 @@
 
   if (hashTarget()) syncWithHash();
   document.documentElement.setAttribute("data-board-ready", String(Math.round(performance.now())));
+});
 })();

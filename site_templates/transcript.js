@@ -4,6 +4,11 @@
 // of it becomes a link or markup, and direction controls are shown as visible marks.
 (function () {
   "use strict";
+  // the colour scheme the reader chose on the board (board.js keeps it; none: the system's)
+  try {
+    var scheme = window.localStorage.getItem("bench-board-scheme");
+    if (scheme === "light" || scheme === "dark") document.documentElement.setAttribute("data-scheme", scheme);
+  } catch (err) { /* storage refused: the system's scheme */ }
   var main = document.getElementById("main");
   var status = document.getElementById("status");
   var title = document.getElementById("title");

@@ -3,10 +3,12 @@
 Quality (the headline, its interval as an error bar) against dollars per run, and against p95
 latency; the staircase frontier of each view drawn and its points highlighted and labelled;
 the other points faded, and only the best ``LABELLED`` of them by headline get a text label, so
-a thousand points stay readable. Every point carries an SVG ``<title>`` (entrant, version, run
-id and its numbers) that the browser shows on hover and the page shows on focus. Entries whose
-cost is not measured are never plotted on the cost axis (the page lists them apart). The x axis
-is logarithmic when the values span more than two orders of magnitude, and its title says so.
+a thousand points stay readable. Every point and label carries its row's key (``data-key``: the
+page hides those of rows its filters leave out, and names the few a filter leaves). Every point
+carries an SVG ``<title>`` (entrant, version, run id and its numbers) that the browser shows on
+hover and the page shows on focus. Entries whose cost is not measured are never plotted on the
+cost axis (the page lists them apart). The x axis is logarithmic when the values span more than
+two orders of magnitude, and its title says so.
 
 Output is byte-stable: every coordinate is printed with one decimal, every string escaped.
 Styling comes from classes in ``board.css`` (the CSP allows no ``style`` attribute).
@@ -254,7 +256,9 @@ def chart_svg(rows: list[EntryRow], x_of: str, frontier: list[str], title: str,
         tag, box = placed
         taken.append(box)
         cls = "front" if r.key in on_front else "top"
-        out.append(tag.replace("<text ", f'<text class="{cls}" ') + escape(text) + "</text>")
+        # the row's key, as its point has it: the page hides both when a filter leaves it out
+        attrs = f'<text class="{cls}" data-key="{escape(r.key)}" '
+        out.append(tag.replace("<text ", attrs) + escape(text) + "</text>")
     out.append("</g></svg>")
     return "".join(out)
 

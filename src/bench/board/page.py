@@ -4,7 +4,9 @@ Jinja2 with autoescape; the board's data goes into ``<script type="application/j
 ``|tojson`` and the page's script reads it with ``JSON.parse`` and writes with
 ``textContent``. The charts are inline SVG drawn here at build time (``charts.py``), every
 string in them escaped. The only inline code is ours (``board.js``, ``board.css``); the
-Content-Security-Policy carries their SHA-256 hashes and nothing else.
+Content-Security-Policy carries their SHA-256 hashes and nothing else. ``board.js`` sits in
+``<head>``: it sets the colour scheme the reader chose (kept in ``localStorage``) before the
+first paint, and does the rest once the document is parsed.
 
 The templates are package data (``bench/board/assets/``, read through ``importlib.resources``,
 so an installed package builds a board from any directory); a ``templates`` directory given
