@@ -84,13 +84,22 @@ def _text(value: Any) -> str | None:
     return kept.strip()[:MAX_DECLARED].strip() or None
 
 
+MAX_COUNT = 2**53 - 1
+"""The largest declared count (a context window) a run records: config.json holds it as a JSON
+integer, and ``bench verify`` reads none past 2**53 - 1 (I-JSON), so a larger one made the
+honest run's bundle unverifiable."""
+
+
 def _count(value: Any) -> int | None:
+    """A positive whole number as declared (a number, or ASCII digits), at most ``MAX_COUNT``.
+    ``str.isdigit`` is true of "²", which ``int`` refuses: that declaration, or one of more
+    digits than ``int`` converts, ended ``bench probe`` and ``bench run`` in a traceback."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int) and value > 0:
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 16:
+        value = int(value)
+    if isinstance(value, int) and 0 < value <= MAX_COUNT:
         return value
-    if isinstance(value, str) and value.isdigit() and int(value) > 0:
-        return int(value)
     return None
 
 

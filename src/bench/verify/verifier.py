@@ -29,6 +29,7 @@ from . import (
     sample,
     scores,
     server,
+    targetfields,
     timing,
     wire,
 )
@@ -184,6 +185,7 @@ def _run_checks(bundle: Path, options: VerifyOptions, progress: _Progress) -> No
     lookalike.check_display_name(bundle, run)
     privacy.check_privacy(bundle, run)
     records.check_target_copies(bundle, run.config)
+    targetfields.check_target_fields(bundle, run.config)
     server.check_server(bundle, run)
     scores.check_harness_faults(bundle, run, options.max_harness_fault_share)
     done("records")
