@@ -119,6 +119,31 @@ def _check_out(out: Path) -> None:
         raise BoardBuildError("exists and is not a directory", code="BOARD_OUT", path=out)
 
 
+def _check_strict_inputs(options: BuildOptions) -> None:
+    """Under ``--strict`` a ``--results`` directory that is not there, in a directory that is
+    no repository of this project (no ``submissions/`` beside it), is refused: a publish step
+    run from the wrong directory would otherwise deploy an empty board over the real one. An
+    empty ``results/``, or none yet in a repository (git keeps no empty directory; a
+    registration may come before any bundle), still builds the empty page."""
+    results = options.results
+    if not options.strict or results is None or results.is_dir():
+        return
+    parent = results.resolve().parent
+    if results.exists():
+        said = "is not a directory"
+    elif (parent / "submissions").is_dir():
+        return  # a repository of this project with no bundle yet
+    else:
+        said = f"does not exist, and {parent} is no repository of this project (no submissions/)"
+    raise BoardBuildError(
+        f"{said}: --strict never builds an empty board for a results directory it cannot "
+        "find; run from the repository root or name it with --results DIR",
+        code="BOARD_STRICT",
+        path=results,
+        field="--results",
+    )
+
+
 def _check_writable(directory: Path) -> None:
     """``--cache`` names a directory this build can write (made if absent)."""
     import tempfile
@@ -238,6 +263,7 @@ def build(options: BuildOptions) -> BuildResult:
     from .site import refuse_foreign_out, write_site
 
     check_options(options)
+    _check_strict_inputs(options)
     refuse_foreign_out(options.out)
     suites = given_suites(options)
     loaders: list[Loader] = list(options.extra_loaders)

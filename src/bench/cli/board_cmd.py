@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 NO_ENTRIES = "no runs or bundles found"
 """The board's warning when it has nothing to show (``bench.board.build``); an empty board is
 built all the same, --strict too: the publish workflow's first page, before any bundle landed,
-is one that links the submission guide."""
+is one that links the submission guide. (--strict refuses a --results directory that is not
+there outside a repository of this project: BOARD_STRICT.)"""
 
 
 def _looked_in(runs: Path | None, results: Path) -> str:
@@ -88,8 +89,10 @@ def board() -> None:
     "--strict",
     is_flag=True,
     help="Fail the build on a warning that makes the board wrong: an unverifiable bundle, an "
-    "unknown entrant, a stale schema (another harness version). Notes the page shows (a small "
-    "family, a partial run, no runs yet) never fail it.",
+    "unknown entrant, a stale schema (another harness version); and a --results directory "
+    "that is not there, outside a repository of this project (no submissions/ beside it: the "
+    "wrong directory). Notes the page shows (a small family, a partial run, no runs or "
+    "bundles yet) never fail it.",
 )
 @click.option(
     "--repo-url",

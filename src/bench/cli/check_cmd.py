@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from .common import CONTEXT, format_option
+from .common import CONTEXT, format_option, require_exists
 
 
 def bm25_ranker(message: str, world: Sequence[tuple[str, str]], k: int) -> list[str]:
@@ -114,6 +114,9 @@ def check(
     from bench.tasks.cases.check import check as run_checks
 
     try:
+        for named in (path, target_file):  # examples/cases/…, examples/targets/…
+            if named is not None:
+                require_exists(named)
         settings = _policy_file(policy_file) if policy_file is not None else None
         if settings is None and target_file is not None:
             from bench.targets.load import read_target_spec

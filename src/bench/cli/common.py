@@ -23,12 +23,31 @@ NOT_PACKAGED = (
 
 def require_tasks(path: Path) -> None:
     """Refuse a task path that is not there, saying where the project's task set lives."""
+    require_exists(path)
+
+
+PROJECT_DIRS = frozenset({"tasks", "corpora", "examples"})
+"""The directories of a clone a missing path may have been meant in (``examples/judge.yaml``)."""
+
+
+def require_exists(path: Path) -> None:
+    """Refuse an input path that is not there (``FILE_MISSING``); one in the project's tasks,
+    corpora or examples (``examples/judge.yaml`` …) says they come with a clone, not with the
+    installed package."""
     from bench.core.errors import InputError
 
     if not path.exists():
         raise InputError(
-            f"no such file or directory ({NOT_PACKAGED})", code="FILE_MISSING", path=path
+            "no such file or directory" + (f" ({NOT_PACKAGED})" if in_project(path) else ""),
+            code="FILE_MISSING",
+            path=path,
         )
+
+
+def in_project(path: Path) -> bool:
+    """Whether ``path`` names one of the project's own directories (tasks/, corpora/,
+    examples/) anywhere in it: where the clone hint helps."""
+    return any(part in PROJECT_DIRS for part in path.parts)
 
 
 def with_hint(exc: BenchError, hint: str) -> BenchError:

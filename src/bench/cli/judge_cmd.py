@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .common import CONTEXT
+from .common import CONTEXT, NOT_PACKAGED, in_project, require_exists, with_hint
 
 if TYPE_CHECKING:
     from bench.scorers.judge.calibration import CalibrationReport
@@ -111,11 +111,19 @@ def calibrate(
     undefined or below 0.70, or fewer than 20 labels decided): its verdicts would be reported,
     never scored.
     """
+    from bench.core.errors import BenchError
     from bench.scorers.judge import calibration as cal
     from bench.scorers.judge.cache import JudgeCache
     from bench.scorers.judge.config import load_judge_config
 
+    require_exists(judge_file)
     config = load_judge_config(judge_file)
+    # Read before the cache is opened (made, if absent): a bad label file leaves no cache.
+    try:
+        cal.read_labels(labels_file)
+    except BenchError as exc:
+        missing = not labels_file.exists() and in_project(labels_file)
+        raise (with_hint(exc, NOT_PACKAGED) if missing else exc) from None
     config.api_key()  # a missing key is an input error before any request
     out = out or cal.default_calibration_path(judge_file)
     with JudgeCache(cache or cal.default_cache_path(judge_file)) as verdicts:
@@ -176,6 +184,7 @@ def status(ctx: click.Context, judge_file: Path, calibration: Path | None) -> No
     from bench.scorers.judge.calibration import assess, default_calibration_path
     from bench.scorers.judge.config import load_judge_config
 
+    require_exists(judge_file)
     config = load_judge_config(judge_file)
     path = calibration or default_calibration_path(judge_file)
     trust = assess(config, path)

@@ -19,6 +19,24 @@ def _serves(endpoints: dict[str, int | str]) -> bool:
     )
 
 
+def _check_url(url: str) -> None:
+    """``--base-url`` is an http(s) URL with a host and a port in range, said as a usage error
+    before any request (a port of 99999 or an unclosed ``[`` was a traceback)."""
+    from urllib.parse import urlsplit
+
+    from bench.core.errors import UsageError
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port out of range or not a number)
+    except ValueError as exc:
+        raise UsageError(f"--base-url {url!r} is not a URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError("--base-url must start with http:// or https:// and name a host")
+    if any(c.isspace() for c in url):
+        raise UsageError(f"--base-url {url!r} holds a space")
+
+
 @click.command(context_settings=CONTEXT)
 @click.option(
     "--base-url",
@@ -85,8 +103,7 @@ def probe(
     if base_url is not None:
         if ports:
             raise UsageError("give --base-url or --port, not both")
-        if not base_url.startswith(("http://", "https://")):
-            raise UsageError("--base-url must start with http:// or https://")
+        _check_url(base_url)
         reports = [asyncio.run(probe_one(base_url, api_key=key, timeout_s=timeout_s or 3.0))]
         where = reports[0].url
     else:

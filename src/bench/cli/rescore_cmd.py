@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .common import CONTEXT, format_option, runs_dir_option
+from .common import CONTEXT, format_option, require_exists, runs_dir_option
 
 
 @click.command(context_settings=CONTEXT)
@@ -45,6 +45,9 @@ def rescore(
     from bench.records.store import RunStore
     from bench.runner.rescore import rescore_run
 
+    for named in (tasks, judge_file):
+        if named is not None:
+            require_exists(named)
     cache = judge_cache or (runs_dir / "judge-cache.sqlite3" if judge_file else None)
     result = rescore_run(RunStore(runs_dir).resolve(run_ref), tasks, corpora, judge_file, cache)
     if fmt == "json":

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .common import CONTEXT, NOT_PACKAGED, runs_dir_option
+from .common import CONTEXT, NOT_PACKAGED, require_exists, runs_dir_option
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -305,6 +305,9 @@ def run(
         raise InputError(
             f"no such file or directory ({NOT_PACKAGED})", code="FILE_MISSING", path=tasks_path
         )
+    for named in (target_file, judge_file):  # examples/targets/…, examples/judge.yaml
+        if named is not None:
+            require_exists(named)
     request = RunRequest(
         tasks=tasks_path,
         target_file=target_file,
@@ -345,6 +348,7 @@ def run(
         mode = "bar" if sys.stderr.isatty() else "none"
     tracked: _Tracked | None = None
     before = _entries(runs_dir)
+    complete_before = _complete_attempts(runs_dir, resume_ref) if resume_ref else None
     try:
         with contextlib.ExitStack() as stack:
             sink: ProgressSink
@@ -403,6 +407,13 @@ def run(
             said = f"{word} before the run started: nothing was written, nothing to resume"
         click.echo(said, err=True)
         raise SystemExit(interrupted_exit_code()) from None
+    if complete_before is not None and complete_before == status.attempts_done:
+        click.echo(
+            f"run {status.run_id} was already complete: nothing ran, its summary is the one "
+            "it had (to run the tasks again, start a new run: the same command without "
+            "--resume)",
+            err=True,
+        )
     # From here the run is finished and its files are all written: a signal (or a full disk
     # under the history or the report) stops only what is said about it, so the last line
     # says the run is whole and how to see it, not "terminated" alone, which read as a run
@@ -482,6 +493,19 @@ def run(
             f"{len(summary.safety)} safety violation(s): failing (--fail-on-safety)", err=True
         )
         sys.exit(1)
+
+
+def _complete_attempts(runs_dir: Path, ref: str) -> int | None:
+    """The attempts of the run ``--resume`` names when it is already complete, else None
+    (whatever is wrong with it, the resume itself says)."""
+    from bench.core.errors import BenchError
+    from bench.records.store import RunStore
+
+    try:
+        status = RunStore(runs_dir).resolve(ref).status()
+    except (BenchError, OSError):
+        return None
+    return status.attempts_done if status.status == "complete" else None
 
 
 # The budget options come after what a run needs (--tasks, --target …), where `bench run --help`

@@ -228,6 +228,12 @@ class RunStore:
             return []
         return [RunDir(p) for p in sorted(self.root.iterdir()) if (p / CONFIG).is_file()]
 
+    def _where(self) -> str:
+        """Where the runs were looked for: a relative runs directory (the default ``runs``)
+        is read from the current directory, which a stranger may not have thought of."""
+        relative = "" if self.root.is_absolute() else ", read from the current directory"
+        return f"in {self.root.resolve()}{relative}; name another with --runs-dir DIR"
+
     def resolve(self, ref: str) -> RunDir:
         """A run by exact id, unique id prefix, path to its directory, or ``latest``.
 
@@ -240,7 +246,9 @@ class RunStore:
         runs = self.runs()
         if ref == "latest":
             if not runs:
-                raise RunStoreError("no runs yet", code="RUN_NOT_FOUND", path=self.root)
+                raise RunStoreError(
+                    f"no runs yet {self._where()}", code="RUN_NOT_FOUND", path=self.root
+                )
             return max(runs, key=lambda run: (_mtime(run.path / STATUS), run.run_id))
         exact = [run for run in runs if run.run_id == ref]
         if exact:
@@ -250,7 +258,8 @@ class RunStore:
             return matches[0]
         if not matches:
             raise RunStoreError(
-                f"no run '{ref}' (an id, a unique prefix, a path or 'latest')",
+                f"no run '{ref}' (an id, a unique prefix, a path or 'latest')"
+                + ("" if runs else f": no runs at all {self._where()}"),
                 code="RUN_NOT_FOUND",
                 path=self.root,
             )

@@ -30,7 +30,7 @@ from bench.core.errors import InputError
 from bench.core.secrets import find_secrets, find_value, target_findings
 from bench.core.validation import describe
 
-from .base import HTTP_KINDS, TargetSpec
+from .base import ENV_NAME_PATTERN, HTTP_KINDS, TargetSpec
 
 OVERRIDABLE = ("provider", "base_url", "model", "api_key_env", "system_prompt")
 HEADER_SAFE = re.compile(r"[\x21-\x7e]+")
@@ -177,6 +177,14 @@ def resolve_spec(
         if field in given:
             update[field] = given[field].strip()
     named = given.get("api_key_env")
+    if named is not None and not re.fullmatch(ENV_NAME_PATTERN, named):
+        raise InputError(
+            f"--api-key-env {named!r} is not an environment variable name (letters, digits "
+            "and _, not starting with a digit)",
+            code="TARGET_INVALID",
+            path=source,
+            field="api_key_env",
+        )
     if named is not None or key is None:
         variable = named or spec.api_key_env
         if variable is not None:

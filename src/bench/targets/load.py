@@ -27,6 +27,11 @@ from .config import (
 from .openai import OpenAITarget
 from .scripted import ScriptedTarget, resolve_callable
 
+MODEL_UNSET = "<unset: --model or BENCH_<PROVIDER>_MODEL>"
+"""The model of an HTTP or http-agent target file that names none, until the command line
+(``--model``) or the environment (``BENCH_<PROVIDER>_MODEL``) supplies it: ``build_target``
+refuses a target still holding it, so no run records it."""
+
 # Fields only some kinds read; a target file of another kind naming one is a mistake.
 FIELD_KINDS: dict[str, tuple[str, ...]] = {
     "callable": ("scripted",),
@@ -56,6 +61,20 @@ def read_target_spec(path: Path) -> TargetSpec:
             path=path,
             field="api_key",
         )
+    _check_headers(raw.get("headers"), path)
+    if raw.get("model") is None or raw.get("model") == "":
+        # What --model or BENCH_<PROVIDER>_MODEL supplies need not be in the file (any
+        # placeholder would do): build_target refuses the target if nothing supplies it.
+        if raw.get("kind") in HTTP_KINDS + AGENT_KINDS:
+            raw = {**raw, "model": MODEL_UNSET}
+        elif raw.get("kind") in ("scripted", "cassette"):
+            raise InputError(
+                f"required field is missing: a {raw['kind']} target names its model (a label "
+                "recorded with its runs and part of their fingerprint: any name will do)",
+                code="TARGET_INVALID",
+                path=path,
+                field="model",
+            )
     try:
         spec = TargetSpec.model_validate(raw)
     except ValidationError as exc:
@@ -72,6 +91,61 @@ def read_target_spec(path: Path) -> TargetSpec:
                 field=str(name),
             )
     return spec
+
+
+def _kind_of(value: object) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, bytes):
+        return "binary (!!binary)"
+    return f"a {type(value).__name__}"  # a date, a time
+
+
+def _check_headers(headers: object, path: Path) -> None:
+    """``headers`` is a mapping of names to values, each of them text, said in words (not
+    pydantic's "Input should be a valid string"): YAML reads ``x-retry-count: 5`` as a number,
+    ``x-flag: yes`` as true/false, ``x-a:`` as nothing. The rest (a name, a value's
+    characters, how many) is ``TargetSpec``'s own check."""
+    if headers is None:
+        return
+    if not isinstance(headers, dict):
+        raise InputError(
+            f"is {_kind_of(headers) if not isinstance(headers, str) else 'a string'}: "
+            "headers is a mapping, one 'name: value' line per header",
+            code="TARGET_INVALID",
+            path=path,
+            field="headers",
+        )
+    for name, value in headers.items():
+        if not isinstance(name, str):
+            raise InputError(
+                f"a header name is text, got {_kind_of(name)} ({str(name)[:40]})",
+                code="TARGET_INVALID",
+                path=path,
+                field="headers",
+            )
+        shown = name if len(name) <= 80 else name[:80] + "…"
+        if value is None:
+            raise InputError(
+                "has no value: give it one (quoted), or leave the header out",
+                code="TARGET_INVALID",
+                path=path,
+                field=f"headers.{shown}",
+            )
+        if not isinstance(value, str):
+            raise InputError(
+                f"is {_kind_of(value)}: a header's value is one line of text; quote it "
+                f'({shown}: "...")',
+                code="TARGET_INVALID",
+                path=path,
+                field=f"headers.{shown}",
+            )
 
 
 def build_target(
@@ -96,6 +170,7 @@ def build_target(
         return _http_target(spec, source, env, dotenv, overrides, rng)
     if spec.kind in AGENT_KINDS:
         return _agent_target(spec, source, env, dotenv, overrides, rng)
+    spec = _local_overrides(spec, source, overrides)
     check_target_secrets(spec, source)
     if spec.kind == "scripted":
         if not spec.callable:
@@ -117,6 +192,30 @@ def build_target(
     return CassetteTarget(spec, read_cassette(location, compact=True), location)
 
 
+def _local_overrides(
+    spec: TargetSpec, source: Path, overrides: Mapping[str, str | None] | None
+) -> TargetSpec:
+    """A scripted or cassette target takes ``--system-prompt`` (the harness sends it, whatever
+    the kind) and nothing else from the command line: a ``--model`` or ``--base-url`` it
+    cannot use is refused, never dropped without a word (the run would record the file's)."""
+    given = {k: v for k, v in (overrides or {}).items() if v is not None and str(v).strip()}
+    unknown = sorted(set(given) - {"system_prompt"})
+    if unknown:
+        flags = ", ".join("--" + name.replace("_", "-") for name in unknown)
+        raise InputError(
+            f"a {spec.kind} target cannot take {flags} (only --system-prompt): "
+            + (
+                "its model is a label in the target file (edit model: there)"
+                if "model" in unknown
+                else "those are for the HTTP kinds (openai, anthropic)"
+            ),
+            code="TARGET_INVALID",
+            path=source,
+            field=unknown[0],
+        )
+    return resolve_spec(spec, overrides=given, source=source) if given else spec
+
+
 def _http_target(
     spec: TargetSpec,
     source: Path,
@@ -126,6 +225,21 @@ def _http_target(
     rng: random.Random | None,
 ) -> Target:
     resolved = resolve_spec(spec, env, dotenv, overrides, source=source)
+    if resolved.model == MODEL_UNSET:
+        variable = f"BENCH_{resolved.provider.upper()}_MODEL" if resolved.provider else None
+        raise InputError(
+            "required field is missing, and nothing supplies it: name it in the file (model: "
+            "NAME), give --model NAME"
+            + (
+                f", or set {variable} in the environment or .env"
+                if variable
+                else ", or name a provider (provider: NAME) and set BENCH_<NAME>_MODEL in the "
+                "environment or .env"
+            ),
+            code="TARGET_INVALID",
+            path=source,
+            field="model",
+        )
     if not resolved.base_url:
         hint = f" or BENCH_{resolved.provider.upper()}_BASE_URL" if resolved.provider else ""
         raise InputError(
@@ -173,6 +287,14 @@ def _agent_target(
                 path=source,
                 field=field,
             ) from None
+    if spec.model == MODEL_UNSET:
+        raise InputError(
+            "required field is missing: name it in the file (model: NAME) or give --model "
+            "NAME (an agent's model is a label recorded with its runs: any name will do)",
+            code="TARGET_INVALID",
+            path=source,
+            field="model",
+        )
     if not spec.base_url:
         raise InputError(
             "an http-agent target needs a base_url (the URL each turn is POSTed to)",
@@ -217,4 +339,4 @@ def load_target(
     return build_target(spec, path.parent, path, env=env, dotenv=dotenv, overrides=overrides)
 
 
-__all__ = ["build_target", "load_target", "read_target_spec"]
+__all__ = ["MODEL_UNSET", "build_target", "load_target", "read_target_spec"]
