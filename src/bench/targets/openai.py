@@ -57,6 +57,26 @@ signature in ``extra_content.google.thought_signature`` (Vertex AI's in ``extra_
 and refuses, with HTTP 400, a request whose assistant tool call lacks it. Kept as they came
 (``ToolCallRequest.provider_state``) and sent back so; no other key is, since a server with a
 strict request schema refuses keys it does not know."""
+REASONING_KEYS = ("reasoning_content", "reasoning", "reasoning_details")
+"""The keys of an assistant message that hold the model's reasoning: DeepSeek's thinking mode,
+Moonshot's Kimi K2 thinking, vLLM before 0.11 and SGLang (``reasoning_content``); vLLM since,
+Groq, Ollama, LM Studio, OpenRouter (``reasoning``); OpenRouter and MiniMax's
+``reasoning_split`` (``reasoning_details``, a list). Those of an answer that called tools are
+kept with it (``MESSAGE_STATE``), each under the key it came as, and go back on that assistant
+message once the server asks for them (``REASONING_ASKED``)."""
+MESSAGE_STATE = "message"
+"""The key of the first call's ``provider_state`` holding what may go back on its assistant
+message: the ``REASONING_KEYS`` that came, and ``content`` as it came when it began with the
+model's reasoning in ``<think>`` tags (MiniMax-M2 writes its thinking there)."""
+REASONING_ASKED = "reasoning_asked"
+"""A warning in an exchange's ``raw``: the server refused the request because an assistant
+message that called tools came without its reasoning (DeepSeek's thinking mode: "Missing
+`reasoning_content` field in the assistant message at message index 2"; Kimi K2 thinking:
+"thinking is enabled but reasoning_content is missing in assistant tool call message"), so it
+was sent again with it (``request_body(..., reasoning=True)``), as every later request of the
+run is. Not sent before a server asks: servers that do not know the keys refuse them (Groq:
+"property 'reasoning_content' is unsupported"; Mistral: ``extra_forbidden``; older
+``deepseek-reasoner``: HTTP 400), and each later request would repeat it in the trace."""
 
 
 def tool_arguments(value: Any) -> tuple[dict[str, Any], str | None]:
@@ -121,6 +141,26 @@ def _thinking(content: Any) -> str:
     )
 
 
+def message_state(message: dict[str, Any], answer: str) -> dict[str, Any] | None:
+    """What of an answer's assistant ``message`` goes back with it when it called tools
+    (``MESSAGE_STATE``), as it came; None when nothing does. ``answer`` is its content as the
+    harness reads it: a string ``content`` that differs (``<think>`` taken off) goes back whole.
+    ``reasoning`` equal to ``reasoning_content`` (vLLM 0.10 sends both) goes back once."""
+    state: dict[str, Any] = {}
+    raw = message.get("content")
+    if isinstance(raw, str) and raw != answer and "think>" in raw:  # split_think took it off
+        state["content"] = raw
+    for key in REASONING_KEYS:
+        value = message.get(key)
+        # the text ones as strings, even empty (DeepSeek wants the field); the details a list
+        kind = list if key == "reasoning_details" else str
+        if isinstance(value, kind) and (value or kind is str):
+            state[key] = value
+    if "reasoning" in state and state["reasoning"] == state.get("reasoning_content"):
+        del state["reasoning"]
+    return state or None
+
+
 def wire_call(call: ToolCallRequest) -> dict[str, Any]:
     """An assistant's tool call as sent back: its provider state (``STATE_KEYS``) with it."""
     item: dict[str, Any] = {
@@ -143,12 +183,25 @@ def call_state(item: dict[str, Any]) -> dict[str, Any] | None:
     return state or None
 
 
-def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
+def _sent_back(call: ToolCallRequest) -> dict[str, Any]:
+    """The part of an assistant message that goes back as it came (``MESSAGE_STATE`` of the
+    answer's first call): only the keys that may be there."""
+    state = (call.provider_state or {}).get(MESSAGE_STATE)
+    if not isinstance(state, dict):
+        return {}
+    return {key: state[key] for key in ("content", *REASONING_KEYS) if key in state}
+
+
+def wire_messages(messages: list[Message], *, reasoning: bool = False) -> list[dict[str, Any]]:
+    """The conversation as sent; ``reasoning=True`` with what the model's answers that called
+    tools carry back (``MESSAGE_STATE``), for a server that asked for it."""
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "assistant":
             item: dict[str, Any] = {"role": "assistant", "content": message.content}
             if message.tool_calls:
+                if reasoning:
+                    item.update(_sent_back(message.tool_calls[0]))
                 # A string, even empty: OpenAI accepts "" as well as null, and servers with a
                 # strict request schema (llama-cpp-python's) refuse null with HTTP 500.
                 item["tool_calls"] = [wire_call(call) for call in message.tool_calls]
@@ -180,14 +233,18 @@ def wire_tools(tools: list[ToolDef]) -> list[dict[str, Any]]:
     ]
 
 
-def request_body(request: ModelRequest, spec: TargetSpec) -> dict[str, Any]:
+def request_body(
+    request: ModelRequest, spec: TargetSpec, *, reasoning: bool = False
+) -> dict[str, Any]:
+    """The body sent for ``request``; ``reasoning=True``: with the reasoning of its earlier
+    answers that called tools (``REASONING_ASKED``)."""
     params = dict(request.params)
     cap_names = ("max_tokens", "max_completion_tokens")
     for name in cap_names:
         if name in params and name != spec.max_tokens_param:
             params[spec.max_tokens_param] = params.pop(name)
     body: dict[str, Any] = {**params, "model": request.model}
-    body["messages"] = wire_messages(request.messages)
+    body["messages"] = wire_messages(request.messages, reasoning=reasoning)
     if request.tools:
         body["tools"] = wire_tools(request.tools)
         # Said even when it is the default: some servers (llama-cpp-python's) silently drop
@@ -299,6 +356,20 @@ def parse_completion(data: dict[str, Any]) -> ModelResponse:
             )
         )
     check_state(calls)
+    if calls and (state := message_state(message, content)) is not None:
+        # On the first call, as Anthropic's thinking is: it goes back on the message. Past
+        # what a trace keeps it is left off, not refused: most servers never ask for it.
+        first = calls[0]
+        kept = [
+            first.model_copy(
+                update={"provider_state": {**(first.provider_state or {}), MESSAGE_STATE: state}}
+            )
+        ]
+        try:
+            check_state(kept + calls[1:])
+        except EntrantError:
+            kept = calls[:1]
+        calls[0] = kept[0]
     finish = choice.get("finish_reason")
     if finish == "length" and calls:
         # the cap cut the answer inside its last call (the calls come after the text)
@@ -340,15 +411,16 @@ class ChatStream:
         a refusal): an answer empty after that was generated so, not a stream left unserved."""
         choices = body.get("choices") or [{}]
         message = as_object(as_object(choices[0]).get("message"))
-        return any(
+        return bool(message.get("reasoning_details")) or any(
             isinstance(message.get(key), str) and message[key].strip()
-            for key in ("content", "reasoning_content", "refusal")
+            for key in ("content", "reasoning_content", "reasoning", "refusal")
         )
 
     def assemble(self, events: list[SseEvent]) -> dict[str, Any]:
         head: dict[str, Any] = {}
         content: list[str] = []
-        reasoning: list[str] = []
+        reasoning: dict[str, list[str]] = {"reasoning_content": [], "reasoning": []}
+        details: dict[int, dict[str, Any]] = {}  # reasoning_details, by their index
         refusal: list[str] = []
         calls: dict[tuple[int, int], dict[str, Any]] = {}
         finish: Any = None
@@ -399,12 +471,15 @@ class ChatStream:
                 elif isinstance(delta.get("content"), list):  # Mistral: a list of chunks
                     content.append(_text(delta["content"]))
                     if thinking := _thinking(delta["content"]):
-                        reasoning.append(thinking)
+                        reasoning["reasoning_content"].append(thinking)
                 if isinstance(delta.get("refusal"), str):
                     refusal.append(delta["refusal"])
                 for key in ("reasoning_content", "reasoning"):
+                    # each under its own key: it goes back under the key it came as
                     if isinstance(delta.get(key), str):
-                        reasoning.append(delta[key])
+                        reasoning[key].append(delta[key])
+                if isinstance(delta.get("reasoning_details"), list):
+                    _merge_details(details, delta["reasoning_details"])
                 parts = delta.get("tool_calls") or []
                 if isinstance(parts, dict):  # TGI 2.x: one call as an object, not a list
                     parts = [parts]
@@ -445,8 +520,11 @@ class ChatStream:
                 )
             )
         message: dict[str, Any] = {"role": "assistant", "content": "".join(content) or None}
-        if reasoning:
-            message["reasoning_content"] = "".join(reasoning)
+        for key, parts in reasoning.items():
+            if parts:
+                message[key] = "".join(parts)
+        if details:
+            message["reasoning_details"] = [details[index] for index in sorted(details)]
         if "".join(refusal):
             message["refusal"] = "".join(refusal)
         if calls:
@@ -502,6 +580,26 @@ class ChatStream:
                 slot[key] = _merged(slot.get(key), part[key])
 
 
+DETAIL_TEXT = ("text", "summary", "data")
+"""The fields of a ``reasoning_details`` item a stream sends in pieces (OpenRouter: the
+``reasoning.text``, ``reasoning.summary`` and ``reasoning.encrypted`` items)."""
+
+
+def _merge_details(details: dict[int, dict[str, Any]], parts: list[Any]) -> None:
+    """Adds a delta's ``reasoning_details`` to the items they continue, by ``index`` (else
+    their place in the list): the text fields joined, any other field as it first came."""
+    for position, part in enumerate(parts):
+        if not isinstance(part, dict):
+            continue
+        index = part.get("index")
+        item = details.setdefault(index if isinstance(index, int) else position, {})
+        for key, value in part.items():
+            if key in DETAIL_TEXT and isinstance(value, str) and isinstance(item.get(key), str):
+                item[key] += value
+            elif item.get(key) is None:
+                item[key] = value
+
+
 def _merged(known: Any, more: dict[str, Any]) -> dict[str, Any]:
     """``more`` added to the object ``known`` key by key, at any depth; a value already there
     stays."""
@@ -541,6 +639,19 @@ def refuses_stream_options(exc: EntrantError | HarnessFault) -> bool:
     )
 
 
+def asks_for_reasoning(exc: EntrantError | HarnessFault) -> bool:
+    """Whether a call failed because the server wants the reasoning of the assistant messages
+    that called tools, which the harness keeps but does not send until asked: a refused
+    request whose words name a reasoning key and say it is missing or must come back."""
+    said = str(exc)
+    lowered = said.lower()
+    return (
+        exc.code in (REQUEST_REFUSED, "ENDPOINT_REJECTED")
+        and any(key in said for key in REASONING_KEYS)
+        and any(word in lowered for word in ("missing", "must", "required"))
+    )
+
+
 class OpenAITarget:
     def __init__(self, spec: TargetSpec, *, rng: random.Random | None = None) -> None:
         self.spec = spec
@@ -548,31 +659,40 @@ class OpenAITarget:
         headers = {"authorization": f"Bearer {key}"} if key else {}
         self.http = HttpEndpoint(spec, headers, rng=rng)
         self._stream_options = True  # until the server refuses them (STREAM_OPTIONS_REFUSED)
+        self._reasoning = False  # until the server asks for it (REASONING_ASKED)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        body = request_body(request, self.spec)
+        body = request_body(request, self.spec, reasoning=self._reasoning)
         if not self._stream_options:
             body.pop("stream_options", None)
         stream = ChatStream() if self.spec.stream else None
-        try:
-            reply, body, warnings, response = await self.http.post_parsed(
-                PATH, body, stream, parse_completion
-            )
-        except (EntrantError, HarnessFault) as exc:
-            if "stream_options" not in body or not refuses_stream_options(exc):
-                raise
-            # Not the entrant's error nor a request we must send: usage in a stream is asked
-            # for, and a server that does not know the field may refuse it.
-            self._stream_options = False
-            body = {k: v for k, v in body.items() if k != "stream_options"}
-            reply, body, warnings, response = await self.http.post_parsed(
-                PATH, body, stream, parse_completion
-            )
-            warnings = [STREAM_OPTIONS_REFUSED, *warnings]
+        told: list[str] = []
+        while True:
+            try:
+                reply, body, warnings, response = await self.http.post_parsed(
+                    PATH, body, stream, parse_completion
+                )
+                break
+            except (EntrantError, HarnessFault) as exc:
+                # Neither is the entrant's error: usage in a stream is asked for and a server
+                # may not know the field; reasoning is kept back until a server wants it.
+                if "stream_options" in body and refuses_stream_options(exc):
+                    self._stream_options = False
+                    body = {k: v for k, v in body.items() if k != "stream_options"}
+                    told.append(STREAM_OPTIONS_REFUSED)
+                    continue
+                if self._reasoning or not asks_for_reasoning(exc):
+                    raise
+                whole = request_body(request, self.spec, reasoning=True)
+                if whole["messages"] == body["messages"]:
+                    raise  # nothing kept to send: the server's refusal stands
+                self._reasoning = True
+                body = {**body, "messages": whole["messages"]}
+                told.append(REASONING_ASKED)
         # The body is already scrubbed of the key, so is everything parsed from it.
         raw = reply.raw(PATH, body)
         required = body.get("tool_choice") == "required" and bool(body.get("tools"))
-        if warnings := [*warnings, *choice_warnings(required, response)]:
+        if warnings := [*told, *warnings, *choice_warnings(required, response)]:
             raw["warnings"] = warnings
         return response.model_copy(update={"raw": raw})
 
@@ -587,12 +707,17 @@ class OpenAITarget:
 __all__ = [
     "ARGUMENT_DEPTH",
     "ChatStream",
+    "MESSAGE_STATE",
     "OpenAITarget",
+    "REASONING_KEYS",
+    "REASONING_ASKED",
     "STATE_KEYS",
     "STREAM_OPTIONS_REFUSED",
     "call_state",
+    "message_state",
     "parse_completion",
     "parse_usage",
+    "asks_for_reasoning",
     "refuses_stream_options",
     "request_body",
     "too_deep",

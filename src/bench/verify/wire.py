@@ -11,7 +11,8 @@ transcript file. Here, for every successful call (a failed call records no body)
 own parser (``parse_completion``, ``parse_message``) must read exactly the recorded answer from
 ``raw.response``, and ``raw.request`` must be the body the target builds for the recorded
 request (``request_body``; without ``stream_options``, or without streaming, when the run sent
-it again so: ``STREAM_OPTIONS_REFUSED``, ``STREAM_NOT_SERVED``). Otherwise
+it again so: ``STREAM_OPTIONS_REFUSED``, ``STREAM_NOT_SERVED``; with the reasoning of earlier
+answers once a server asked for it: ``REASONING_ASKED``). Otherwise
 ``RECORDING_MISMATCH``.
 
 A recording forged consistently, bodies and all, still passes (docs/LIMITS.md, "A recording
@@ -51,8 +52,20 @@ _RESENT = (("stream_options",), ("stream", "stream_options"))
 
 
 def _sent_bodies(request: dict[str, Any], spec: TargetSpec, build: Builder) -> list[Any]:
-    body = _loose(build(ModelRequest.model_validate(request), spec))
-    return [body, *({k: v for k, v in body.items() if k not in drop} for drop in _RESENT)]
+    """Every body the harness may have sent for ``request``: as built, and as sent again
+    without ``stream_options`` or streaming; for ``openai``, each of those also with the
+    reasoning of the earlier answers that called tools, which goes back once a server asked
+    for it (``openai.REASONING_ASKED``: every later request of that run carries it)."""
+    model_request = ModelRequest.model_validate(request)
+    built = [build(model_request, spec)]
+    if spec.kind == "openai":
+        with_reasoning = openai.request_body(model_request, spec, reasoning=True)
+        if with_reasoning != built[0]:
+            built.append(with_reasoning)
+    bodies: list[Any] = []
+    for body in map(_loose, built):
+        bodies += [body, *({k: v for k, v in body.items() if k not in drop} for drop in _RESENT)]
+    return bodies
 
 
 def _loose(body: Any) -> Any:
@@ -126,11 +139,33 @@ def _as_recorded(parsed: Any, recorded: Any) -> Any:
     if len(parsed) != len(recorded):
         return parsed
     return [
-        {key: value for key, value in mine.items() if key != "provider_state"}
-        if isinstance(mine, dict) and isinstance(theirs, dict) and "provider_state" not in theirs
+        _call_as_recorded(mine, theirs)
+        if isinstance(mine, dict) and isinstance(theirs, dict)
         else mine
         for mine, theirs in zip(parsed, recorded, strict=True)
     ]
+
+
+def _call_as_recorded(mine: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
+    """One parsed call as a harness from before its state's parts read it: without
+    ``provider_state`` when the recorded call has none, and without the answer's reasoning
+    (``openai.MESSAGE_STATE``) when the recorded state has no such part (kept since
+    2026-12-07's eighth session; the rest of the state is compared as it is)."""
+    state = mine.get("provider_state")
+    if "provider_state" not in theirs:
+        return {key: value for key, value in mine.items() if key != "provider_state"}
+    told = theirs.get("provider_state")
+    if (
+        isinstance(state, dict)
+        and isinstance(told, dict)
+        and openai.MESSAGE_STATE in state
+        and openai.MESSAGE_STATE not in told
+    ):
+        rest = {key: value for key, value in state.items() if key != openai.MESSAGE_STATE}
+        if not rest:
+            return {key: value for key, value in mine.items() if key != "provider_state"}
+        return {**mine, "provider_state": rest}
+    return mine
 
 
 def check_wire(bundle: Path, run: BundleRun) -> None:
