@@ -12,9 +12,10 @@ all of it, and :meth:`VerdictInputs.key` hashes it:
   that a check reads;
 * the replay sample's seed, as ``sample.resolve_seed`` derives it (from the commit that added
   the bundle, when it is in git);
-* the other bundles a check compares it with: every other directory with the same run id
-  (``RUN_ID_REUSED``), and every bundle that came before it (``provenance``: only an earlier
-  bundle can make this one a duplicate), with their bytes;
+* the other bundles a check compares it with: every other directory with the same run id,
+  with its place in the order (``RUN_ID_REUSED``: only one that came first refuses it), and
+  every bundle that came before it (``provenance``: only an earlier bundle can make this one
+  a duplicate), with their bytes;
 * the code: every file of the installed ``bench`` package, the Python version and the
   versions of the libraries a verdict passes through (records, scores, the manifest's
   canonical form, its signature, the task files).
@@ -161,10 +162,9 @@ class VerdictInputs:
             for path, found in zip(todo, pool.map(tree_digest, todo), strict=True):
                 self._trees[path] = found
 
-    def _earlier_bundles(self, bundle: Path) -> list[Path]:
-        """The bundles under the root that came before ``bundle`` (``provenance.earlier``);
-        the order is derived once for all of them. A tie left to the path is between two
-        bundles with one run id, which the key names anyway."""
+    def _order(self) -> list[tuple[Path, Path, tuple[bool, int, str, str, str]]]:
+        """Every bundle under the root with its resolved path and ``provenance.order_key``,
+        derived once for all of them."""
         if self._ordered is None:
             rank = provenance.landing_order(self.root)
             others = [m.parent for m in sorted(self.root.glob(f"*/*/{MANIFEST}"))]
@@ -173,12 +173,22 @@ class VerdictInputs:
             self._ordered = [
                 (o, o.resolve(), provenance.order_key(o, rank, created)) for o in others
             ]
+        return self._ordered
+
+    def _order_key(self, bundle: Path) -> tuple[bool, int, str, str, str]:
         here = bundle.resolve()
-        mine = next((key for _, path, key in self._ordered if path == here), None)
+        mine = next((key for _, path, key in self._order() if path == here), None)
         if mine is None:  # not where the glob finds it: placed by its own manifest
             created = {bundle: provenance.created_of(bundle)}
             mine = provenance.order_key(bundle, self._rank, created)
-        return [other for other, path, key in self._ordered if path != here and key < mine]
+        return mine
+
+    def _earlier_bundles(self, bundle: Path) -> list[Path]:
+        """The bundles under the root that came before ``bundle`` (``provenance.earlier``).
+        A tie left to the path is between two bundles with one run id, which the key names
+        anyway."""
+        here, mine = bundle.resolve(), self._order_key(bundle)
+        return [other for other, path, key in self._order() if path != here and key < mine]
 
     def key(self, bundle: Path, options: VerifyOptions) -> str | None:
         """The key of ``bundle``'s verdict under ``options`` (see the module docstring), or
@@ -225,7 +235,12 @@ class VerdictInputs:
         run_id = where.parts[1]
         for manifest in sorted(self.root.glob(f"*/{run_id}/{MANIFEST}")):
             if manifest.parent.resolve() != bundle.resolve():
-                part("same_run_id", manifest.parent.relative_to(self.root).as_posix())
+                # With its place in the order: only one that came first (or ties) refuses
+                # this bundle (``manifest.check_unique``).
+                twin = manifest.parent
+                landed, rank, created = self._order_key(twin)[:3]
+                where_twin = twin.relative_to(self.root).as_posix()
+                part("same_run_id", f"{where_twin} {landed} {rank} {created}")
         if options.check_duplicates:
             for other in self._earlier_bundles(bundle):
                 theirs = self.digest(other)

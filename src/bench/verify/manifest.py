@@ -176,18 +176,34 @@ def check_files(bundle: Path, manifest: BundleManifest, sizes: dict[str, int]) -
 
 
 def check_unique(bundle: Path, placement: Placement) -> None:
-    """No other bundle under the results root has this run id (a copy never counts twice;
-    the manifest binds entrant, run id and directory, so a copy elsewhere fails earlier)."""
+    """No other bundle under the results root with this run id came before this one, or at
+    the same time (a run counts once; the manifest binds entrant, run id and directory, so a
+    copy elsewhere fails earlier). The order is provenance's (``provenance.order_key``: when
+    each landed on the branch, then ``created_at``); of two that it cannot tell apart both are
+    refused. Of two it can, only the later: a bundle given an honest bundle's run id (its
+    directory's name, public in its pull request) made that bundle fail too, whichever came
+    first, and the refusal on each named the other."""
     here = bundle.resolve()
-    for other in sorted(placement.root.glob(f"*/{placement.run_id}/{MANIFEST}")):
-        directory = other.parent
-        if directory.resolve() == here:
-            continue
-        raise VerifyFailure(
-            Code.RUN_ID_REUSED,
-            f"run id already published at {directory.relative_to(placement.root)}",
-            path=str(bundle),
-        )
+    twins = [
+        other.parent
+        for other in sorted(placement.root.glob(f"*/{placement.run_id}/{MANIFEST}"))
+        if other.parent.resolve() != here
+    ]
+    if not twins:
+        return
+    from .provenance import created_of, landing_order, order_key
+
+    order = landing_order(placement.root)
+    created = {path: created_of(path) for path in (bundle, *twins)}
+    mine = order_key(bundle, order, created)[:3]  # landed?, landing rank, created_at
+    for directory in twins:
+        if order_key(directory, order, created)[:3] <= mine:
+            raise VerifyFailure(
+                Code.RUN_ID_REUSED,
+                f"run id already published at {directory.relative_to(placement.root)}, which "
+                "came first (or cannot be told from this one)",
+                path=str(bundle),
+            )
 
 
 __all__ = [

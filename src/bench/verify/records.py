@@ -22,6 +22,8 @@
   index, provenance) takes time that grows with the square of its length;
 * config.json's target must also be a valid ``TargetSpec`` (replays and re-drives build one
   from it; ``RECORD_INVALID`` here rather than an exception there).
+* every attempt's line holds its task id written literally (``check_task_literal``): the
+  transcript page finds a task's attempts by that text (``RECORD_INVALID`` otherwise).
 
 ``check_consistency`` then holds the records to each other and to the manifest, to the
 harness version this code reads (``harness.stale_harness``, the board's rule) and, for a
@@ -31,6 +33,7 @@ harness version this code reads (``harness.stale_harness``, the board's rule) an
 from __future__ import annotations
 
 import io
+import json
 import math
 import os
 import stat
@@ -264,14 +267,34 @@ def _split(chunks: Iterator[bytes]) -> Iterator[bytes]:
 
 def _parsed(
     handle: IO[bytes], chunks: Callable[[IO[bytes]], Iterator[bytes]], where: str
-) -> Iterator[tuple[str, Any]]:
-    """``(path:line, value)`` for every non-blank line of the file, from its start, parsed
-    with ``jsonsafe.load(text=True)`` one line at a time."""
+) -> Iterator[tuple[str, bytes, Any]]:
+    """``(path:line, the line's bytes, value)`` for every non-blank line of the file, from its
+    start, parsed with ``jsonsafe.load(text=True)`` one line at a time."""
     handle.seek(0)
     for number, line in enumerate(_split(chunks(handle)), start=1):
         if line.strip():
             place = f"{where}:{number}"
-            yield place, jsonsafe.load(line, place, text=True)
+            yield place, line, jsonsafe.load(line, place, text=True)
+
+
+def check_task_literal(line: bytes, record: AttemptRecord, place: str) -> None:
+    """An attempt's line holds its task id as a JSON string written literally, as
+    ``JSON.stringify`` writes it (``RECORD_INVALID`` otherwise). The transcript page finds a
+    task's attempts by that text before it parses a line (``transcript.js``, ``recordsOf``: a
+    64 MiB file is not parsed whole for one task), so an id written with escapes
+    (``"\\u0071a-0001"``, the same string to every JSON reader) hid the attempt from the page:
+    a submitter chose which repeats of a failed task a reader could open, while verify and the
+    board counted them all. ``bench bundle`` writes every id literally."""
+    needle = json.dumps(record.task_id, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if needle not in line:
+        raise VerifyFailure(
+            Code.RECORD_INVALID,
+            f"the task id {needle.decode('utf-8', 'replace')[:80]} is not written as such on its "
+            "line (escaped): the transcript page finds a task's attempts by that text, and "
+            "would not show this one; bench bundle writes it literally",
+            path=place,
+            field="task_id",
+        )
 
 
 def _gzip_reader(file: Path) -> Callable[[IO[bytes]], Iterator[bytes]]:
@@ -339,15 +362,16 @@ def load_run(bundle: Path) -> BundleRun:
         count_lines(inflated(gz), where[ATTEMPTS], planned, _PLANNED)
         lines = count_lines(plain(jl), where[CASSETTE], MAX_CASSETTE_LINES, "a flat cap")
         attempts = []
-        for place, value in _parsed(gz, inflated, where[ATTEMPTS]):
+        for place, line, value in _parsed(gz, inflated, where[ATTEMPTS]):
             record = _model(AttemptRecord, value, place)
             _as_read(value, record, place, "", exclude=_UNCONVERTED)
+            check_task_literal(line, record, place)
             attempts.append(record)
         calls = sum(len(a.trace.exchanges) for a in attempts)
         if lines > calls:
             raise _too_big(where[CASSETTE], f"more than {calls} lines ({_CALLS})")
         cassette: list[dict[str, Any]] = []
-        for place, entry in _parsed(jl, plain, where[CASSETTE]):
+        for place, _, entry in _parsed(jl, plain, where[CASSETTE]):
             if not isinstance(entry, dict) or not {"request_hash", "response"} <= entry.keys():
                 raise VerifyFailure(
                     Code.RECORD_INVALID,
@@ -635,6 +659,7 @@ __all__ = [
     "BundleRun",
     "check_consistency",
     "check_early_stop",
+    "check_task_literal",
     "check_target_copies",
     "count_lines",
     "gzip_chunks",
