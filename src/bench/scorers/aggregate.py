@@ -2,7 +2,13 @@
 
 * Each expectation goes to the scorer registered for its type. A type with no scorer, or a
   scorer that raises, gives an *undecided* verdict with a sentence saying so; an error in a
-  check is never propagated and never read as the agent's failure.
+  check is never propagated. It is read as the agent's failure in one case only: the check
+  raises on this attempt and decides the same task's empty attempt (no answer, no call). Then
+  what the attempt holds made it raise, and an undecided verdict would leave the mean, so an
+  answer that found such a trace could take a failure out of its score at will
+  (tests/scorers/gaming_cheats_8.py): it fails, credit 0, ``the 'regex' check cannot read this
+  attempt: RuntimeError: …``. A check that raises on the empty attempt too is broken for the
+  task, not by the answer: undecided, as before.
 * ``value`` is the weighted mean (by each expectation's ``weight``) of the credits of the
   decided verdicts; undecided verdicts leave the denominator. A *condition* (``roles``: what
   not to do, or the shape of the answer) earns its credit only when every decided *goal* of
@@ -20,7 +26,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bench.core.score import Verdict
@@ -36,7 +42,7 @@ from bench.tasks.expectations import (
 )
 from bench.tasks.model import Task, ToolSpec
 
-from .base import REGISTRY, JudgeService, ScoringContext, names, undecided
+from .base import REGISTRY, JudgeService, Scorer, ScoringContext, failed, names, undecided
 from .order import as_kept
 from .roles import role, write_tools
 from .values import as_call, matches_args
@@ -71,6 +77,16 @@ def _describe(exc: Exception) -> str:
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
+def _decides_empty(scorer: Scorer, expectation: Expectation, context: ScoringContext) -> bool:
+    """Whether ``scorer`` returns on the same task's empty attempt (no answer, no tool call):
+    then the attempt it raised on, not the task, is what it could not read."""
+    try:
+        scorer(expectation, replace(context, trace=Trace()))
+    except Exception:
+        return False
+    return True
+
+
 def judge(expectation: Expectation, context: ScoringContext) -> Verdict:
     """One expectation's verdict; never raises for a missing or failing scorer."""
     scorer = REGISTRY.get(expectation.type)
@@ -79,8 +95,14 @@ def judge(expectation: Expectation, context: ScoringContext) -> Verdict:
     try:
         verdict = scorer(expectation, context)
     except Exception as exc:  # a broken check is a harness gap, not the agent's failure
-        return undecided(
-            expectation, f"the '{expectation.type}' check could not decide: {_describe(exc)}"
+        if not _decides_empty(scorer, expectation, context):
+            return undecided(
+                expectation, f"the '{expectation.type}' check could not decide: {_describe(exc)}"
+            )
+        # The check reads the task's empty attempt: this attempt is what broke it.
+        verdict = failed(
+            expectation,
+            f"the '{expectation.type}' check cannot read this attempt: {_describe(exc)}",
         )
     if not isinstance(verdict, Verdict):
         return undecided(

@@ -32,7 +32,11 @@ in a key are written ``~0`` and ``~1``; ``(root)`` for the document itself), its
 (truncated near 80 characters) and how many more there are:
 ``lines/0: 1 is not of type 'object' (+1 more)``. 0/1. A task schema that is not a valid
 schema, or cannot be applied (a ``$ref`` that does not resolve; nothing is fetched), is
-*undecided*: the task is broken, not the answer.
+*undecided*: the task is broken, not the answer. Unless the answer holds an integer too large
+for a float (more than 308 digits): ``jsonschema`` cannot divide one by a ``multipleOf`` of a
+fraction and raises, so an answer could make the check undecided, and a task whose only check
+is its schema not scorable, at will (tests/scorers/gaming_cheats_8.py). Such an answer fails:
+``a number in the answer is too large to check (OverflowError: …)``.
 
 fields
 ------
@@ -66,6 +70,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -210,6 +215,24 @@ def schema_errors(schema: dict[str, Any], document: Any) -> list[ValidationError
     return sorted(validator(schema).iter_errors(document), key=_where)
 
 
+def _unfloatable(document: Any) -> bool:
+    """Whether a JSON document holds an integer no float can hold (beyond about 1.8e308);
+    read without recursion."""
+    stack = [document]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > _FLOAT_MAX:
+            return True
+    return False
+
+
+_FLOAT_MAX = int(sys.float_info.max)
+
+
 @register("schema")
 def score_schema(expectation: Schema, context: ScoringContext) -> Verdict:
     answer = context.trace.answer
@@ -223,6 +246,9 @@ def score_schema(expectation: Schema, context: ScoringContext) -> Verdict:
             expectation, f"the task's schema is not a valid JSON Schema: {truncate(exc.message)}"
         )
     except Exception as exc:  # e.g. a $ref that does not resolve: the task is broken
+        said = truncate(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+        if _unfloatable(reading.value):  # the answer's number, not the task, is the cause
+            return failed(expectation, f"a number in the answer is too large to check ({said})")
         return undecided(
             expectation,
             f"the task's schema cannot be applied: {truncate(str(exc) or type(exc).__name__)}",

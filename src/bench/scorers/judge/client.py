@@ -11,7 +11,16 @@ Two kinds of trouble, told apart by class:
 
 * the judge *broke* (an outage: an HTTP error status, a timeout, a connection error, a body that
   is not a chat completion) raises ``JudgeUnavailable``: the judge could not decide. That is
-  ours, never cached and never a fail;
+  ours, never cached and never a fail — unless the answer caused it. A server refuses a
+  request for what it holds with a 400, 413 or 422 (a prompt past its context, a content
+  filter), and the answer is the only part of the request an entrant writes: 12,000 characters
+  that are a token each overflow a small judge's context, and an undecided verdict left the
+  mean, so an answer that would FAIL could take itself out of the score
+  (tests/scorers/gaming_cheats_8.py). So such a refusal is put to the test: the same request
+  with the answer withheld (``WITHHELD``) is sent once. If the server takes that one, the
+  refusal was the answer's doing: a decided FAIL that says so (``REFUSED_ANSWER``), cached
+  like any verdict. If it refuses that too (a judge file whose model or parameters the server
+  refuses, a prompt template too long for it), it is an outage;
 * the judge *replied, but not with a verdict* (a chat completion whose content does not parse,
   or is empty): an answer can provoke that, so it is not let out of the denominator. The judge
   is asked once more, in the same conversation, to give its verdict first
@@ -44,6 +53,14 @@ _T = TypeVar("_T")
 _EXCERPT = 200
 NO_VERDICT = "no verdict when asked twice, counted as FAIL"
 """The start of the reason of a FAIL the judge did not give: it replied twice without one."""
+REFUSED_ANSWER = "the judge's server refused the answer, counted as FAIL"
+"""The start of the reason of a FAIL the judge did not give: its server refused the request
+with the answer in it and took the same request with the answer withheld."""
+REFUSING_STATUSES = frozenset({400, 413, 422})
+"""HTTP statuses by which a server refuses a request for what it holds (too long for its
+context, a content filter, a body it will not read): the answer may be the cause."""
+WITHHELD = "(the answer is withheld)"
+"""The answer in the request that tells whether a refusal was the answer's doing."""
 
 
 @dataclass(frozen=True)
@@ -170,8 +187,11 @@ class JudgeClient:
         text = content.decode("utf-8", errors="replace")
         if not 200 <= status < 300:
             excerpt = " ".join(text.split())[:_EXCERPT]
-            raise self.unavailable(
-                f"HTTP {status} from {config.endpoint}" + (f": {excerpt}" if excerpt else "")
+            raise JudgeUnavailable(
+                self.redact(
+                    f"HTTP {status} from {config.endpoint}" + (f": {excerpt}" if excerpt else "")
+                ),
+                status=status,
             )
         try:
             payload = json.loads(text)
@@ -268,10 +288,13 @@ class Judge:
                         self.no_verdicts += 1
                     excerpt = " ".join(again.text.split())[:_EXCERPT] or "(empty)"
                     parsed = (False, f"{NO_VERDICT} (its second reply: {excerpt!r})")
-        except JudgeUnavailable:
-            with self._lock:
-                self.outages += 1
-            raise
+        except JudgeUnavailable as exc:
+            refused = self._refused_answer(exc, rubric, question, usages)
+            if refused is None:
+                with self._lock:
+                    self.outages += 1
+                raise
+            parsed = refused
         passed, reason = parsed[0], self.client.redact(parsed[1])
         usage = _total(usages)
         pricing = self.config.pricing
@@ -290,5 +313,28 @@ class Judge:
         )
         return JudgeDecision(passed=passed, reason=reason, usage=usage, cost_usd=cost, cached=False)
 
+    def _refused_answer(
+        self, exc: JudgeUnavailable, rubric: str, question: str, usages: list[Usage | None]
+    ) -> tuple[bool, str] | None:
+        """A FAIL when the server refused a request (``REFUSING_STATUSES``) that it takes with
+        the answer withheld: the answer was the cause. None when it is an outage."""
+        if exc.status not in REFUSING_STATUSES:
+            return None
+        try:
+            probe = self.client.ask(self.config.messages(rubric, question, WITHHELD))
+        except JudgeUnavailable:
+            return None
+        usages.append(probe.usage)
+        return False, f"{REFUSED_ANSWER} ({exc.reason}; it took the request without the answer)"
 
-__all__ = ["NO_VERDICT", "Judge", "JudgeClient", "JudgeDecision", "JudgeReply"]
+
+__all__ = [
+    "NO_VERDICT",
+    "REFUSED_ANSWER",
+    "REFUSING_STATUSES",
+    "WITHHELD",
+    "Judge",
+    "JudgeClient",
+    "JudgeDecision",
+    "JudgeReply",
+]

@@ -224,10 +224,10 @@ RETRY_INSTRUCTION = (
 )
 """What the judge is told, in the same conversation, when its first reply held no verdict."""
 
-VERDICT_RULE = 2
-"""How a reply becomes a verdict (the parse rule, and a reply without a verdict asked once more
-then counted as FAIL). In the fingerprint: a calibration measured under another rule no longer
-applies."""
+VERDICT_RULE = 3
+"""How a reply becomes a verdict (the parse rule; a reply without a verdict asked once more then
+counted as FAIL, 2; a request the server refused and took with the answer withheld counted as
+FAIL, 3). In the fingerprint: a calibration measured under another rule no longer applies."""
 
 
 def parse_verdict(reply: str) -> tuple[bool, str] | None:

@@ -48,8 +48,12 @@ class JudgeUnavailable(HarnessFault):
 
     default_code = "JUDGE_UNAVAILABLE"
 
-    def __init__(self, reason: str, *, path: str | Path | None = None) -> None:
+    def __init__(
+        self, reason: str, *, path: str | Path | None = None, status: int | None = None
+    ) -> None:
         self.reason = reason
+        self.status = status
+        """The HTTP status the judge's server replied with; None for any other outage."""
         super().__init__(reason, path=path)
 
 

@@ -16,7 +16,9 @@ calibration on file for this very judge clears κ ≥ 0.70 over ≥ 20 labels). 
   judge said FAIL: …)``. Excluded from the mean, never scored as a zero;
 * an outage (HTTP error, timeout, connection error, a body that is not a chat completion) →
   undecided, ``the judge could not decide: HTTP 500 …``. A reply without a verdict is not an
-  outage: the judge is asked once more, then it is a FAIL that says so (``client.py``).
+  outage: the judge is asked once more, then it is a FAIL that says so (``client.py``); nor is
+  a 400, 413 or 422 whose request the server takes with the answer withheld: the answer was
+  refused, a FAIL that says so (``client.REFUSED_ANSWER``).
 """
 
 from __future__ import annotations
