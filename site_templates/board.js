@@ -44,6 +44,7 @@ document.addEventListener("DOMContentLoaded", function () {
   var cohorts = data.board.cohorts;
   var main = document.querySelector("main");
   var rowLimit = Number(main.getAttribute("data-row-limit")) || 50;
+  var topPairs = Number(main.getAttribute("data-top-pairs")) || 30;
   // the filters are hidden in the markup: a reader without this script is not offered
   // controls that do nothing
   document.querySelector("nav.controls").hidden = false;
@@ -368,6 +369,7 @@ document.addEventListener("DOMContentLoaded", function () {
   var cardBody = document.getElementById("card-body");
   var cardTitle = document.getElementById("card-title");
   var cardLink = document.getElementById("card-link");
+  var cardRow = document.getElementById("card-row");
   var cardHead = card.querySelector(".card-head");
   var toFailed = document.getElementById("card-to-failed");
   var failedHead = null;
@@ -446,6 +448,7 @@ document.addEventListener("DOMContentLoaded", function () {
     if (!r) return false;
     cardTitle.textContent = r.display_name + (r.config_label ? " (" + r.config_label + ")" : "");
     cardLink.href = cardHash(cohortIndex, key);
+    cardRow.href = rowHash(cohortIndex, key);
     var parts = document.createDocumentFragment();
     parts.appendChild(dl([
       ["entrant", r.entrant], ["run", r.run_id + " (" + r.source + ": " + r.source_path + ")"],
@@ -618,8 +621,9 @@ document.addEventListener("DOMContentLoaded", function () {
   });
   function syncWithHash() {
     var target = hashTarget();
-    if (target) openCard(target.ci, target.key, false);
-    else closeCard(true);
+    if (target) { openCard(target.ci, target.key, false); return; }
+    closeCard(true);
+    goToPlace();
   }
   window.addEventListener("popstate", syncWithHash);
   window.addEventListener("hashchange", syncWithHash);
@@ -678,7 +682,173 @@ document.addEventListener("DOMContentLoaded", function () {
     svg.addEventListener("focusout", function () { tip.hidden = true; });
   });
 
+  // Links that survive a rebuild: they name a row by its key (entrant/fingerprint) and a
+  // cohort by its cohort key, never by a position. #row=<key>&cohort=<cohort key> brings the
+  // row into view, focused and marked (clearing a filter or "show all" that hid it);
+  // #cohort=<cohort key> shows that cohort alone, as choosing it in the filter does (which
+  // writes that fragment); #compare=<key>&with=<key>&cohort=<cohort key> opens a comparison.
+  function decoded(text) {
+    try { return decodeURIComponent(text); } catch (err) { return null; }
+  }
+  function cohortIndex(cohortKey) {
+    for (var ci = 0; ci < cohorts.length; ci++) if (cohorts[ci].cohort_key === cohortKey) return ci;
+    return -1;
+  }
+  function rowHash(ci, key) {
+    return "#row=" + encodeURIComponent(key) + "&cohort=" + encodeURIComponent(cohorts[ci].cohort_key);
+  }
+  function compareHash(ci, a, b) {
+    return "#compare=" + encodeURIComponent(a) + "&with=" + encodeURIComponent(b) +
+      "&cohort=" + encodeURIComponent(cohorts[ci].cohort_key);
+  }
+  function unhide(ci) {
+    if (fCohort.value !== "" && fCohort.value !== cohorts[ci].cohort_key) { fCohort.value = ""; applyFilters(); }
+  }
+  function focusHeading(node) {
+    node.tabIndex = -1;
+    node.scrollIntoView({ block: "start" });
+    node.focus({ preventScroll: true });
+  }
+  function showRow(ci, key) {
+    var r = rowOf.get(ci + "\u0000" + key);
+    if (!r) return;
+    unhide(ci);
+    if (!r.matches) {
+      fText.value = ""; fVerified.checked = false; fLanguage.value = "";
+      applyFilters();
+    }
+    var t = tables[ci];
+    if (r.hidden) { t.expanded = true; showRows(t); }
+    document.querySelectorAll("tr.entry.linked").forEach(function (tr) { tr.classList.remove("linked"); });
+    r.tr.classList.add("linked");
+    r.tr.scrollIntoView({ block: "center" });
+    r.tr.focus({ preventScroll: true });
+  }
+  function goToPlace() {
+    var h = location.hash, m, ci;
+    if ((m = /^#row=([^&]*)&cohort=(.*)$/.exec(h))) {
+      ci = cohortIndex(decoded(m[2]));
+      if (ci >= 0) showRow(ci, decoded(m[1]));
+    } else if ((m = /^#cohort=(.*)$/.exec(h))) {
+      ci = cohortIndex(decoded(m[1]));
+      if (ci < 0) return;
+      fCohort.value = cohorts[ci].cohort_key;
+      applyFilters();
+      focusHeading(tables[ci].section.querySelector("h2"));
+    } else if ((m = /^#compare=([^&]*)&with=([^&]*)&cohort=(.*)$/.exec(h))) {
+      ci = cohortIndex(decoded(m[3]));
+      var c = ci >= 0 ? compares[ci] : null;
+      if (!c) return;
+      var a = decoded(m[1]), b = decoded(m[2]);
+      if (!c.index.has(a) || !c.index.has(b)) return;
+      unhide(ci);
+      c.a.value = a; c.b.value = b;
+      showComparison(c);
+      focusHeading(c.section.querySelector("h3"));
+    }
+  }
+  fCohort.addEventListener("change", function () {
+    var wanted = fCohort.value ? "#cohort=" + encodeURIComponent(fCohort.value) : "";
+    if (location.hash === wanted || !(wanted || /^#cohort=/.test(location.hash))) return;
+    try { history.replaceState(null, "", location.href.split("#")[0] + wanted); } catch (err) { /* file: quirks */ }
+  });
+
+  // "Is A better than B?": per cohort, two rows picked from its ranked rows and their paired
+  // difference, interval and tie decision, all computed at build time (pairs.py) and carried
+  // in their own JSON block; nothing is computed here but a sign.
+  var pairsNode = document.getElementById("board-pairs");
+  var pairData = pairsNode ? JSON.parse(pairsNode.textContent) : [];
+  var compares = [];
+  function rowName(e) { return e.display_name + (e.config_label ? " (" + e.config_label + ")" : ""); }
+  function signed(x) { var t = fmt(x, 3); return x > 0 && t !== "0.000" ? "+" + t : t; }
+  function bar(d, lo, hi) {
+    // the interval against 0, on a scale symmetric about it (aria-hidden: the words say it)
+    var svg = document.createElementNS(SVG, "svg"), m = Math.max(Math.abs(lo), Math.abs(hi), 0.05);
+    svg.setAttribute("viewBox", "0 0 320 30");
+    svg.setAttribute("class", "compare-bar");
+    svg.setAttribute("aria-hidden", "true");
+    function x(v) { return (160 + v / m * 145).toFixed(1); }
+    function add(tag, attrs) {
+      var node = svg.appendChild(document.createElementNS(SVG, tag));
+      Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+      return node;
+    }
+    add("line", { x1: 15, x2: 305, y1: 15, y2: 15, "class": "axis" });
+    add("line", { x1: 160, x2: 160, y1: 3, y2: 27, "class": "zero" });
+    add("line", { x1: x(lo), x2: x(hi), y1: 15, y2: 15, "class": "span" });
+    add("circle", { cx: x(d), cy: 15, r: 4.5, "class": "dot" });
+    add("text", { x: 160, y: 29, "text-anchor": "middle", "class": "tick" }).textContent = "0";
+    return svg;
+  }
+  function showComparison(c) {
+    var n = c.cp.keys.length, i = c.index.get(c.a.value), j = c.index.get(c.b.value);
+    var A = entryOf[c.ci].get(c.a.value), B = entryOf[c.ci].get(c.b.value);
+    c.link.href = compareHash(c.ci, c.a.value, c.b.value);
+    var out = document.createDocumentFragment();
+    var p = i === j ? null : c.lookup.get(Math.min(i, j) * n + Math.max(i, j));
+    if (i === j) {
+      out.appendChild(el("p", "Pick two different rows.", "compare-verdict"));
+    } else if (!p) {
+      out.appendChild(el("p", "This pair is not on the page: it carries every pair among the first " + topPairs +
+        " ranked rows, and each later row against its neighbours and the first row. bench compare " +
+        A.run_id + " " + B.run_id + " compares any two runs, on the tasks both scored.", "compare-verdict"));
+    } else {
+      var d = p[2], lo = p[3], hi = p[4], v = p[5];
+      if (i > j) { d = -d; var t = lo; lo = -hi; hi = -t; v = -v; }
+      var verdict = el("p", null, "compare-verdict " + (v === 0 ? "tie" : "ahead"));
+      var strong = verdict.appendChild(el("strong", v === 0 ? "Tie" : rowName(v > 0 ? A : B) + " is ahead"));
+      strong.className = "verdict";
+      verdict.appendChild(document.createTextNode(v === 0
+        ? ": the data cannot tell " + rowName(A) + " and " + rowName(B) + " apart."
+        : " of " + rowName(v > 0 ? B : A) + "."));
+      out.appendChild(verdict);
+      var diff = el("p", null, "compare-diff");
+      diff.appendChild(el("span", rowName(A) + " − " + rowName(B) + ": "));
+      diff.appendChild(el("strong", signed(d)));
+      diff.appendChild(el("span", " [" + signed(lo) + ", " + signed(hi) + "]")).setAttribute("aria-hidden", "true");
+      diff.appendChild(el("span", ", " + pct + " % interval " + fmt(lo, 3) + " to " + fmt(hi, 3), "sr-only"));
+      diff.appendChild(document.createTextNode(" in the headline, over the " + tasks(c.cp.tasks) + " every ranked row scored."));
+      out.appendChild(diff);
+      out.appendChild(bar(d, lo, hi));
+      var level = fmt(100 - (100 - data.board.level * 100) / 2, 1);
+      var how = c.cp.test === "sign-flip"
+        ? "Decided as the ranks decide it below 30 shared tasks: by the exact sign-flip test of the family-weighted task differences (p < " + fmt(1 - data.board.level, 2) + " for a row to be ahead); the interval is shown, not used."
+        : c.cp.test === "none"
+          ? "Not decided: " + c.cp.resamples.toLocaleString("en-US") + " resample(s) are too few to tell rows apart."
+          : v === 0
+            ? "Neither row is ahead in more than " + level + " % of the " + c.cp.resamples.toLocaleString("en-US") + " shared resamples."
+            : rowName(v > 0 ? A : B) + " is ahead in more than " + level + " % of the " + c.cp.resamples.toLocaleString("en-US") + " shared resamples.";
+      out.appendChild(el("p", how, "sub compare-how"));
+    }
+    c.result.replaceChildren(out);
+  }
+  document.querySelectorAll("section.compare").forEach(function (section) {
+    var ci = Number(section.getAttribute("data-cohort-index")), cp = pairData[ci];
+    if (!cp || !cp.keys.every(function (k) { return entryOf[ci].has(k); })) return;
+    var c = {
+      ci: ci, cp: cp, section: section, index: new Map(), lookup: new Map(),
+      a: section.querySelector(".compare-a"), b: section.querySelector(".compare-b"),
+      link: section.querySelector(".compare-link"), result: section.querySelector(".compare-result")
+    };
+    cp.keys.forEach(function (k, i) {
+      c.index.set(k, i);
+      var e = entryOf[ci].get(k), label = (e.rank !== null ? e.rank + " · " : "") + rowName(e);
+      [c.a, c.b].forEach(function (s) { var o = s.appendChild(el("option", label)); o.value = k; });
+    });
+    cp.pairs.forEach(function (p) { c.lookup.set(p[0] * cp.keys.length + p[1], p); });
+    c.a.value = cp.keys[0];
+    c.b.value = cp.keys[1];
+    [c.a, c.b].forEach(function (s) { s.addEventListener("change", function () { showComparison(c); }); });
+    section.querySelector(".compare-swap").addEventListener("click", function () {
+      var a = c.a.value; c.a.value = c.b.value; c.b.value = a; showComparison(c);
+    });
+    showComparison(c);
+    section.querySelector(".compare-form").hidden = false;
+    compares[ci] = c;
+  });
+
   if (hashTarget()) syncWithHash();
+  else goToPlace();
   document.documentElement.setAttribute("data-board-ready", String(Math.round(performance.now())));
 });
 })();

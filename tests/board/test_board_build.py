@@ -99,7 +99,9 @@ def test_contributor_strings_are_escaped_in_the_source(built_site: Path) -> None
     page = (built_site / "index.html").read_text()
     assert XSS_NAME not in page and XSS_NOTE not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
-    assert page.count("<script") == 2  # data block, board.js: nothing injected
+    # the data block, the comparisons' block, board.js: nothing injected
+    assert page.count("<script") == 3
+    assert page.count('<script type="application/json"') == 2
     data = re.search(r'<script type="application/json" id="board-data">(.*?)</script>', page, re.S)
     assert data is not None
     parsed = json.loads(data.group(1))

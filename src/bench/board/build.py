@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bench.core.rng import DEFAULT_SEED
 
@@ -239,7 +239,11 @@ def suite_pages(
     return pages
 
 
-def render_board(board: Board, options: BuildOptions) -> bytes:
+def render_board(
+    board: Board, options: BuildOptions, pairs: list[dict[str, Any] | None] | None = None
+) -> bytes:
+    """The page of ``board``; ``pairs``: its cohorts' comparisons (``pairs.board_pairs``), None
+    for a board made without its runs' task values (no "is A better than B?" view)."""
     from .page import packaged_asset, page_context, render_page
 
     if options.methodology is None:
@@ -251,7 +255,7 @@ def render_board(board: Board, options: BuildOptions) -> bytes:
             raise BoardBuildError(
                 f"cannot read: {exc.strerror}", code="BOARD_TEMPLATE", path=options.methodology
             ) from None
-    context = page_context(board, options.templates, markdown, options.repo_url)
+    context = page_context(board, options.templates, markdown, options.repo_url, pairs)
     return render_page(context, options.templates).encode("utf-8")
 
 
@@ -335,7 +339,10 @@ def build(options: BuildOptions) -> BuildResult:
         for page in plan
         if page.suite is not None and len(plan) > 1
     ]
+    from .pairs import board_pairs
+
     boards: list[tuple[str, Board]] = []
+    pairs: dict[str, list[dict[str, Any] | None]] = {}
     warnings: list[str] = []
     for page in plan:
         board = build_rows(
@@ -345,6 +352,7 @@ def build(options: BuildOptions) -> BuildResult:
             B=options.resamples,
             frontier_B=options.frontier_resamples,
         )
+        pairs[page.stem] = board_pairs(board, page.entries)  # its cohorts' paired differences
         board = attach_registry(board, records)
         page_warnings = [*board.warnings, *problems, *replays, *page.notes]
         if not entries:
@@ -386,7 +394,7 @@ def build(options: BuildOptions) -> BuildResult:
         files[VIEWER] = viewer_page(options.templates)
     for stem, board in boards:
         data = "board" if stem == "index" else stem
-        files[f"{stem}.html"] = render_board(board, options)
+        files[f"{stem}.html"] = render_board(board, options, pairs.get(stem))
         files[f"{data}.json"] = (board.model_dump_json(indent=2) + "\n").encode("utf-8")
     write_site(options.out, files)
     return BuildResult(

@@ -25,6 +25,7 @@ from typing import Any
 from .charts import cohort_charts
 from .errors import BoardBuildError
 from .model import Board, SuiteInfo
+from .pairs import TOP
 
 TEMPLATE = "index.html.j2"
 ROW_LIMIT = 30
@@ -77,6 +78,10 @@ class PageContext:
     suite_html: dict[str, str] | None = None
     """The page's suite (``board.suite``): its ``source`` and ``methodology`` Markdown rendered
     as a contributor's is (raw HTML off, https: links only, no images); None: no suite named."""
+    pairs: list[dict[str, Any] | None] | None = None
+    """Per cohort, its rows' paired differences (``pairs.board_pairs``) for the "is A better
+    than B?" view; None (for the page or a cohort): no such view (rows made without their
+    runs' task values, as a synthetic board's are)."""
 
 
 def page_data(board: Board) -> dict[str, Any]:
@@ -201,7 +206,11 @@ def read_asset(templates: Path | None, name: str) -> str:
 
 
 def page_context(
-    board: Board, templates: Path | None, methodology_md: str, repo_url: str | None = None
+    board: Board,
+    templates: Path | None,
+    methodology_md: str,
+    repo_url: str | None = None,
+    pairs: list[dict[str, Any] | None] | None = None,
 ) -> PageContext:
     css = read_asset(templates, "board.css")
     board_js = read_asset(templates, "board.js")
@@ -227,6 +236,7 @@ def page_context(
         submissions_url=f"{repo_url}/blob/HEAD/docs/SUBMISSIONS.md" if repo_url else None,
         repo_url=repo_url if repo_url and _https_only(repo_url) else None,
         suite_html=None if board.suite is None else suite_html(board.suite),
+        pairs=pairs if pairs is not None and len(pairs) == len(board.cohorts) else None,
     )
 
 
@@ -285,6 +295,7 @@ def render_page(context: PageContext, templates: Path | None = None) -> str:
         css=Markup(context.css),
         board_js=Markup(context.board_js),
         row_limit=ROW_LIMIT,
+        top_pairs=TOP,
         # per cohort, how many ranked rows hold each rank: a rank two rows share is a tie
         rank_holders=[
             Counter(e.rank for e in c.entries if e.ranked) for c in context.board.cohorts
