@@ -167,6 +167,12 @@ def long_marks(value: Any) -> tuple[str | None, int] | None:
     """A string in ``value`` (keys included, any depth) holding more than ``MAX_MARKS`` marks
     (``is_mark``) in a row: ``(field path or None for the top level, where the run starts)``;
     None when there is none."""
+    if not _any_mark_run(value):
+        return None  # the common case, decided without making a path for every field
+    return _first_mark_run(value)
+
+
+def _first_mark_run(value: Any) -> tuple[str | None, int] | None:
     stack: list[tuple[Any, str]] = [(value, "")]
     while stack:
         item, where = stack.pop()
@@ -184,6 +190,26 @@ def long_marks(value: Any) -> tuple[str | None, int] | None:
         elif kind is list:
             stack.extend((inner, f"{where}[{index}]") for index, inner in enumerate(item))
     return None
+
+
+def _any_mark_run(value: Any) -> bool:
+    """Whether ``long_marks`` would find a string: the same walk and the same test of each
+    string, without the field paths (about a third of its cost on a chat completion's body)."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if mark_run(item) is not None:
+                return True
+        elif kind is dict:
+            for key, inner in item.items():
+                if mark_run(key) is not None:
+                    return True
+                stack.append(inner)
+        elif kind is list:
+            stack.extend(item)
+    return False
 
 
 def marks_suspect(data: bytes) -> bool:

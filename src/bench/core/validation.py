@@ -62,6 +62,44 @@ def not_json(value: Any, path: str = "") -> tuple[str, str] | None:
     YAML reads ``.nan`` as NaN, an unquoted ``2026-07-14`` as a date, ``!!binary`` as bytes and
     ``!!set`` as a set: a free-form field (a task's tool data, a target's ``params``) holding
     one could never be written as canonical JSON, hashed or sent, so its model refuses it."""
+    if _plainly_json(value):
+        return None
+    return _first_not_json(value, path)
+
+
+def _plainly_json(value: Any) -> bool:
+    """True only when ``not_json`` would find nothing: every container a ``dict`` (``str``
+    keys), ``list`` or ``tuple`` and every leaf ``None``, ``str``, ``bool``, ``int`` or a finite
+    ``float``, each of exactly that type. No paths are made, so a task's check costs about half
+    the walk that names them (docs/PERFORMANCE.md, issue 19); anything else, a subclass
+    included, goes to that walk, which decides."""
+    stack = [value]
+    seen: set[int] = set()  # a container met twice (YAML aliases, a cycle): the walk decides
+    pop, push, push_all, see = stack.pop, stack.append, stack.extend, seen.add
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is dict:
+            if id(item) in seen:
+                return False
+            see(id(item))
+            for key, member in item.items():
+                if type(key) is not str:
+                    return False
+                push(member)
+        elif kind is list or kind is tuple:
+            if id(item) in seen:
+                return False
+            see(id(item))
+            push_all(item)
+        elif kind is not float or not math.isfinite(item):
+            return False
+    return True
+
+
+def _first_not_json(value: Any, path: str) -> tuple[str, str] | None:
     if value is None or isinstance(value, str | bool | int):
         return None
     if isinstance(value, float):
@@ -70,13 +108,13 @@ def not_json(value: Any, path: str = "") -> tuple[str, str] | None:
         for key, item in value.items():
             if not isinstance(key, str):
                 return (f"{path}.{key}" if path else str(key), f"the key {key!r}")
-            found = not_json(item, f"{path}.{key}" if path else key)
+            found = _first_not_json(item, f"{path}.{key}" if path else key)
             if found:
                 return found
         return None
     if isinstance(value, list | tuple):
         for index, item in enumerate(value):
-            found = not_json(item, f"{path}[{index}]")
+            found = _first_not_json(item, f"{path}[{index}]")
             if found:
                 return found
         return None

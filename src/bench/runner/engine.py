@@ -71,6 +71,9 @@ class RunPlan:
     stop_unreachable: int = 0
     # Told, once, when the run's records will not fit in a bundle (SizeWatch); None: not told.
     on_notice: Callable[[str], None] | None = None
+    # A task's fingerprint as its task set made it at load (``TaskSet.fingerprint``); None:
+    # made here, once per task and run.
+    fingerprint_of: Callable[[Task], str] | None = None
 
     @functools.cached_property
     def config_fingerprint(self) -> str:
@@ -97,7 +100,8 @@ class RunPlan:
         """``task.fingerprint()``, computed once per task and run, not once per repeat."""
         known = self._task_fingerprints.get(task.id)
         if known is None or known[0] is not task:
-            known = (task, task.fingerprint())
+            made = self.fingerprint_of(task) if self.fingerprint_of else task.fingerprint()
+            known = (task, made)
             self._task_fingerprints[task.id] = known
         return known[1]
 

@@ -91,6 +91,9 @@ class Prepared:
     target: Target
     judge: RunJudge | None = None
     shard: ShardInfo | None = None
+    # The corpora as the task set's check read and indexed them; the run uses them again
+    # instead of reading and indexing each one a second time. None: read when the run starts.
+    corpora: CorpusLibrary | None = None
 
     def first_status(self) -> RunStatus:
         """The status a new run is created with: started, nothing done yet."""
@@ -261,7 +264,7 @@ def prepare(
             all_task_ids=all_ids,
         )
     target, target_file, server = _target(request, store)
-    check_task_set(task_set)  # every corpus document parses and every world builds
+    corpora = check_task_set(task_set)  # every corpus document parses and every world builds
     spec = target.spec
     judge = _judge(request) if judged else None
     if request.judge_file is not None and not judged and request.on_notice is not None:
@@ -297,7 +300,7 @@ def prepare(
         judge=judge.describe() if judge is not None else None,
         server=server,
     )
-    return Prepared(config, task_set, target, judge, shard)
+    return Prepared(config, task_set, target, judge, shard, corpora)
 
 
 def start_run(
@@ -355,7 +358,7 @@ def _resume(
     records = run.attempts()
     for record in records:
         task = by_id.get(record.task_id)
-        if task is None or task.fingerprint() != record.task_fingerprint:
+        if task is None or prepared.tasks.fingerprint(task) != record.task_fingerprint:
             raise RunStoreError(
                 f"task '{record.task_id}' changed since it was attempted",
                 code="CONFIG_CHANGED",
@@ -423,10 +426,13 @@ def _go(
         config=prepared.config,
         tasks=prepared.tasks.tasks,
         target=prepared.target,
-        corpora=CorpusLibrary(prepared.tasks.corpus_root),
+        corpora=prepared.corpora
+        if prepared.corpora is not None
+        else CorpusLibrary(prepared.tasks.corpus_root),
         judge=prepared.judge,
         stop_unreachable=stop_unreachable,
         on_notice=on_notice,
+        fingerprint_of=prepared.tasks.fingerprint,
     )
 
     async def main() -> RunStatus:

@@ -42,6 +42,19 @@ class TaskSet:
     origins: tuple[tuple[str, str, str], ...] = ()  # (task id, file, "tasks[i] (id)")
     suite: SuiteManifest = field(default_factory=lambda: DEFAULT_SUITE)
     """The suite the tasks belong to (``suite.json`` beside the task directory)."""
+    prints: dict[int, tuple[Task, str]] = field(default_factory=dict, compare=False, repr=False)
+    """Each task's ``fingerprint()`` by ``id(task)`` (the task kept beside it, so the id stays
+    its own), made once for the load's duplicate check and shared with every selection of
+    it: a run's content hashes and records reuse them (docs/PERFORMANCE.md, issue 19)."""
+
+    def fingerprint(self, task: Task) -> str:
+        """``task.fingerprint()``, made once per loaded task (tasks are read, never changed,
+        once loaded)."""
+        known = self.prints.get(id(task))
+        if known is None or known[0] is not task:
+            known = (task, task.fingerprint())
+            self.prints[id(task)] = known
+        return known[1]
 
     def select(
         self,
@@ -57,7 +70,9 @@ class TaskSet:
             and (wanted is None or task.id in wanted)
             and (language is None or task.language == language)
         )
-        return TaskSet(self.source, self.corpus_root, chosen, self.files, self.origins, self.suite)
+        return TaskSet(
+            self.source, self.corpus_root, chosen, self.files, self.origins, self.suite, self.prints
+        )
 
     def origin(self, task_id: str) -> tuple[str, str]:
         """(file, 'tasks[i] (id)') where a task was defined, for error messages."""
@@ -80,7 +95,7 @@ class TaskSet:
 
     def content_hash(self) -> str:
         """Moves with any task's question or scoring, its id or split, or a corpus byte."""
-        tasks = sorted([task.id, task.split, task.fingerprint()] for task in self.tasks)
+        tasks = sorted([task.id, task.split, self.fingerprint(task)] for task in self.tasks)
         corpus = [
             [doc, sha256_hex((self.corpus_root / doc).read_bytes())]
             for doc in self.corpus_documents()
@@ -146,7 +161,7 @@ def load_task_set(source: Path, corpus_root: Path | None = None) -> TaskSet:
     for file in files:
         for index, task in enumerate(load_task_file(file)):
             located.append((file, index, task))
-    _check_unique(located)
+    prints = _check_unique(located)
     for file, index, task in located:
         _check_corpus(file, index, task, root)
     origins = tuple(
@@ -154,7 +169,7 @@ def load_task_set(source: Path, corpus_root: Path | None = None) -> TaskSet:
     )
     tasks = tuple(task for _, _, task in located)
     _share_tools(tasks)
-    return TaskSet(source, root, tasks, tuple(files), origins, suite)
+    return TaskSet(source, root, tasks, tuple(files), origins, suite, prints)
 
 
 def _share_tools(tasks: tuple[Task, ...]) -> None:
@@ -168,7 +183,9 @@ def _share_tools(tasks: tuple[Task, ...]) -> None:
             tools[position] = seen.setdefault((type(tool), repr(tool)), tool)
 
 
-def _check_unique(located: list[tuple[Path, int, Task]]) -> None:
+def _check_unique(located: list[tuple[Path, int, Task]]) -> dict[int, tuple[Task, str]]:
+    """Refuses a reused id or a task asked twice; each task's fingerprint, by ``id(task)``."""
+    prints: dict[int, tuple[Task, str]] = {}
     seen_ids: dict[str, Path] = {}
     seen_prints: dict[str, tuple[Path, Task]] = {}
     for file, index, task in located:
@@ -182,6 +199,7 @@ def _check_unique(located: list[tuple[Path, int, Task]]) -> None:
             )
         seen_ids[task.id] = file
         mark = task.fingerprint()
+        prints[id(task)] = (task, mark)
         if mark in seen_prints:
             other_file, other = seen_prints[mark]
             leak = other.split != task.split
@@ -193,6 +211,7 @@ def _check_unique(located: list[tuple[Path, int, Task]]) -> None:
                 field=where,
             )
         seen_prints[mark] = (file, task)
+    return prints
 
 
 def _check_corpus(file: Path, index: int, task: Task, root: Path) -> None:
