@@ -119,12 +119,17 @@ def _check_out(out: Path) -> None:
         raise BoardBuildError("exists and is not a directory", code="BOARD_OUT", path=out)
 
 
+REPOSITORY_RESULTS = "results"  # results/<entrant>/<run_id>/, beside submissions/
+
+
 def _check_strict_inputs(options: BuildOptions) -> None:
     """Under ``--strict`` a ``--results`` directory that is not there, in a directory that is
     no repository of this project (no ``submissions/`` beside it), is refused: a publish step
     run from the wrong directory would otherwise deploy an empty board over the real one. An
     empty ``results/``, or none yet in a repository (git keeps no empty directory; a
-    registration may come before any bundle), still builds the empty page."""
+    registration may come before any bundle), still builds the empty page; but only under the
+    name a repository keeps its bundles under (``results/``): a missing ``--results reslts``
+    beside ``submissions/`` is a mistyped path, not a repository without bundles."""
     results = options.results
     if not options.strict or results is None or results.is_dir():
         return
@@ -132,7 +137,12 @@ def _check_strict_inputs(options: BuildOptions) -> None:
     if results.exists():
         said = "is not a directory"
     elif (parent / "submissions").is_dir():
-        return  # a repository of this project with no bundle yet
+        if results.resolve().name == REPOSITORY_RESULTS:
+            return  # a repository of this project with no bundle yet
+        said = (
+            f"does not exist, and a repository of this project keeps its bundles in "
+            f"{REPOSITORY_RESULTS}/ (a mistyped path?)"
+        )
     else:
         said = f"does not exist, and {parent} is no repository of this project (no submissions/)"
     raise BoardBuildError(

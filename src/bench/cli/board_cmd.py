@@ -17,7 +17,8 @@ NO_ENTRIES = "no runs or bundles found"
 """The board's warning when it has nothing to show (``bench.board.build``); an empty board is
 built all the same, --strict too: the publish workflow's first page, before any bundle landed,
 is one that links the submission guide. (--strict refuses a --results directory that is not
-there outside a repository of this project: BOARD_STRICT.)"""
+there outside a repository of this project, or inside one under another name than results/:
+BOARD_STRICT.)"""
 
 
 def _looked_in(runs: Path | None, results: Path) -> str:
@@ -91,8 +92,8 @@ def board() -> None:
     help="Fail the build on a warning that makes the board wrong: an unverifiable bundle, an "
     "unknown entrant, a stale schema (another harness version); and a --results directory "
     "that is not there, outside a repository of this project (no submissions/ beside it: the "
-    "wrong directory). Notes the page shows (a small family, a partial run, no runs or "
-    "bundles yet) never fail it.",
+    "wrong directory) or, inside one, named other than results/ (a mistyped path). Notes the "
+    "page shows (a small family, a partial run, no runs or bundles yet) never fail it.",
 )
 @click.option(
     "--repo-url",

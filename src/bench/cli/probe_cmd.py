@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import click
 
@@ -37,6 +38,44 @@ def _check_url(url: str) -> None:
         raise UsageError(f"--base-url {url!r} holds a space")
 
 
+def _target_request(
+    target_file: Path, base_url: str | None, api_key_env: str | None
+) -> tuple[str, str | None, dict[str, str]]:
+    """The URL, model and headers a probe of ``target_file``'s server sends: read and resolved
+    as ``bench run`` reads it (overrides, environment, ``.env``), so a gateway that routes by
+    the target's ``headers`` is probed as the run reaches it."""
+    from bench.core.errors import UsageError
+    from bench.targets.base import HTTP_KINDS
+    from bench.targets.config import check_base_url, resolve_spec
+    from bench.targets.load import MODEL_UNSET, read_target_spec
+    from bench.targets.probe import probe_headers
+
+    from .common import require_exists
+
+    require_exists(target_file)
+    spec = read_target_spec(target_file)
+    if spec.kind not in HTTP_KINDS:
+        raise UsageError(
+            f"a {spec.kind} target: only an openai or anthropic target has a server to probe",
+            path=target_file,
+        )
+    dotenv = Path(".env")
+    spec = resolve_spec(
+        spec,
+        dotenv_path=dotenv if dotenv.is_file() else None,
+        overrides={"base_url": base_url, "api_key_env": api_key_env},
+        source=target_file,
+    )
+    if spec.base_url is None:
+        raise UsageError(
+            "names no base_url (nor does its provider's environment): give --base-url",
+            path=target_file,
+        )
+    check_base_url(spec.base_url, target_file)
+    model = None if spec.model == MODEL_UNSET else spec.model
+    return spec.base_url, model, probe_headers(spec)
+
+
 @click.command(context_settings=CONTEXT)
 @click.option(
     "--base-url",
@@ -57,6 +96,14 @@ def _check_url(url: str) -> None:
     help="Scan this port instead of the usual ones (repeatable).",
 )
 @click.option(
+    "--target",
+    "target_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Probe this openai or anthropic target's server as 'bench run' reaches it: its "
+    "base URL (or --base-url), its key (or --api-key-env, .env) and its headers (a gateway "
+    "that routes by them).",
+)
+@click.option(
     "--api-key-env",
     metavar="NAME",
     help="Send the key held by this environment variable (for servers that want one).",
@@ -73,15 +120,16 @@ def probe(
     base_url: str | None,
     host: str,
     ports: tuple[int, ...],
+    target_file: Path | None,
     api_key_env: str | None,
     timeout_s: float | None,
     fmt: str,
 ) -> None:
     """Check that an inference server answers (/v1/models, /health) and name its engine from
     what it declares (Server header, model owned_by, /health, /info, /props, /metrics names) —
-    never from its port; a server that declares nothing is 'unknown'. Without --base-url, scan
-    the usual local ports (vLLM 8000, llama.cpp/TGI 8080, SGLang 30000, Ollama 11434, LiteLLM
-    4000, TGI 3000, LM Studio 1234, TabbyAPI 5000) with short timeouts."""
+    never from its port; a server that declares nothing is 'unknown'. Without --base-url or
+    --target, scan the usual local ports (vLLM 8000, llama.cpp/TGI 8080, SGLang 30000, Ollama
+    11434, LiteLLM 4000, TGI 3000, LM Studio 1234, TabbyAPI 5000) with short timeouts."""
     import asyncio
 
     from bench.core.errors import EntrantError, UsageError
@@ -96,14 +144,20 @@ def probe(
     from bench.targets.probe import probe as probe_one
 
     key = None
-    if api_key_env:
+    if api_key_env and target_file is None:
         key = os.environ.get(api_key_env)
         if not key:
             raise UsageError(f"the environment variable {api_key_env} is not set")
+    if ports and (base_url is not None or target_file is not None):
+        raise UsageError(f"give {'--target' if target_file else '--base-url'} or --port, not both")
     if base_url is not None:
-        if ports:
-            raise UsageError("give --base-url or --port, not both")
         _check_url(base_url)
+    if target_file is not None:
+        base_url, model, headers = _target_request(target_file, base_url, api_key_env)
+        probed = probe_one(base_url, timeout_s=timeout_s or 3.0, model=model, headers=headers)
+        reports = [asyncio.run(probed)]
+        where = reports[0].url
+    elif base_url is not None:
         reports = [asyncio.run(probe_one(base_url, api_key=key, timeout_s=timeout_s or 3.0))]
         where = reports[0].url
     else:

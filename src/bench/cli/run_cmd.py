@@ -13,7 +13,7 @@ import click
 from .common import CONTEXT, NOT_PACKAGED, require_exists, runs_dir_option
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from bench.records.run import AttemptRecord, RunStatus
     from bench.runner.progress import ProgressSink
@@ -61,6 +61,17 @@ class _Tracked:
 
     def finished(self, status: RunStatus) -> None:
         self.sink.finished(status)
+
+    def written(self) -> int:
+        """The attempt files on disk: what a resume keeps. Attempts written in parallel when
+        the run stopped can be on disk before their progress event (``done``) is told."""
+        if self.runs_dir is None or not self.run_id:
+            return self.done
+        try:
+            names = os.listdir(self.runs_dir / self.run_id / "attempts")
+        except OSError:
+            return self.done
+        return max(self.done, sum(1 for n in names if n.endswith(".json") and n[0] != "."))
 
 
 def _name_warnings(run_path: Path) -> list[str]:
@@ -126,6 +137,64 @@ def _unscored_line(unscored: tuple[tuple[str, str], ...]) -> str:
     if more > 0:
         named += f"; … and {more} more"
     return f"{len(unscored)} task(s) not scorable, left out of the score: {named}"
+
+
+def _no_collection_at_exit() -> None:
+    """Once per process: at its exit (an atexit callback) the cyclic collector is turned off,
+    so Python's finalization, which collects several times while it clears the modules, does
+    not scan everything the process built again: about 0.2 s of a one-task run's 1.1 s of CPU
+    (docs/PERFORMANCE.md, issue 19). Reference counting still frees what it frees, and the
+    streams are flushed as ever; only cycles left at exit are not collected."""
+    import atexit
+
+    if not _AT_EXIT:
+        _AT_EXIT.append(True)
+        atexit.register(_collector_off)
+
+
+def _collector_off() -> None:
+    import gc
+
+    gc.freeze()  # what exists now is never scanned again
+    gc.disable()
+
+
+_AT_EXIT: list[bool] = []  # registered in this process
+
+
+@contextlib.contextmanager
+def _interrupted_before_start(resume_ref: str | None) -> Iterator[None]:
+    """Ctrl-C (or SIGTERM) while the command loads and checks, before a run is created or
+    resumed: one line saying nothing was written (it said 'aborted', which left that open)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        from .signals import interrupted_exit_code, interrupted_word
+
+        word = interrupted_word()
+        if resume_ref:
+            said = f"{word} before run {resume_ref} resumed: it is as it was; run the same "
+            said += "command to resume it"
+        else:
+            said = f"{word} before the run started: nothing was written, nothing to resume"
+        click.echo(said, err=True)
+        raise SystemExit(interrupted_exit_code()) from None
+
+
+def _refuse_replay_overrides(**given: str | None) -> None:
+    """A replay sends what the recorded run sent, from its cassette: an option that would change
+    the target (a system prompt, a model, an endpoint) cannot apply, and was silently dropped."""
+    from bench.core.errors import UsageError
+
+    named = [f"--{name.replace('_', '-')}" for name, value in given.items() if value is not None]
+    if named:
+        raise UsageError(
+            f"--replay replays the recorded run's target as it ran (its system prompt, model and "
+            f"endpoint come from the run): drop {', '.join(named)}, or run a target file with "
+            "--target to change them",
+            code="REPLAY_OVERRIDE",
+            field=named[0],
+        )
 
 
 @click.command(context_settings=CONTEXT)
@@ -285,70 +354,80 @@ def run(
     **budgets: float | None,
 ) -> None:
     """Run an entrant through a task set; every attempt is written to runs/<run_id>/."""
-    from bench.core.budget import Budget
-    from bench.core.errors import InputError
-    from bench.core.rng import DEFAULT_SEED
-    from bench.reports import render_summary, summarize
-    from bench.runner import JsonLinesProgress, NullProgress, RunRequest, resume_run, start_run
-    from bench.runner.progress import KeepRecords
-    from bench.runner.shards import parse_shard
+    with _interrupted_before_start(resume_ref):
+        _no_collection_at_exit()
+        from bench.core.budget import Budget
+        from bench.core.errors import InputError
+        from bench.core.rng import DEFAULT_SEED
+        from bench.reports import render_summary, summarize
+        from bench.runner import JsonLinesProgress, NullProgress, RunRequest, resume_run, start_run
+        from bench.runner.progress import KeepRecords
+        from bench.runner.shards import parse_shard
 
-    def caps(prefix: str) -> Budget:
-        return Budget(
-            tokens=budgets.get(f"{prefix}tokens"),
-            tool_calls=budgets.get(f"{prefix}tool_calls"),
-            seconds=budgets.get(f"{prefix}seconds"),
-            dollars=budgets.get(f"{prefix}dollars"),
-        )
+        def caps(prefix: str) -> Budget:
+            return Budget(
+                tokens=budgets.get(f"{prefix}tokens"),
+                tool_calls=budgets.get(f"{prefix}tool_calls"),
+                seconds=budgets.get(f"{prefix}seconds"),
+                dollars=budgets.get(f"{prefix}dollars"),
+            )
 
-    if not tasks_path.exists():
-        raise InputError(
-            f"no such file or directory ({NOT_PACKAGED})", code="FILE_MISSING", path=tasks_path
+        if not tasks_path.exists():
+            raise InputError(
+                f"no such file or directory ({NOT_PACKAGED})", code="FILE_MISSING", path=tasks_path
+            )
+        if replay is not None:
+            _refuse_replay_overrides(
+                provider=provider,
+                base_url=base_url,
+                model=model,
+                api_key_env=api_key_env,
+                system_prompt=system_prompt,
+            )
+        for named in (target_file, judge_file):  # examples/targets/…, examples/judge.yaml
+            if named is not None:
+                require_exists(named)
+        request = RunRequest(
+            tasks=tasks_path,
+            target_file=target_file,
+            replay=replay,
+            corpus_root=corpora,
+            split=split,
+            task_ids=task_ids or None,
+            language=language,
+            repeats=repeats,
+            concurrency=concurrency,
+            attempt_timeout_s=timeout,
+            task_budget=caps("task_budget_"),
+            run_budget=caps("run_budget_"),
+            seed=DEFAULT_SEED if seed is None else seed,
+            runs_dir=runs_dir,
+            judge_file=judge_file,
+            judge_cache=judge_cache,
+            target_overrides={
+                key: value
+                for key, value in {
+                    "provider": provider,
+                    "base_url": base_url,
+                    "model": model,
+                    "api_key_env": api_key_env,
+                    "system_prompt": system_prompt,
+                }.items()
+                if value is not None
+            }
+            or None,
+            dotenv=env_file if env_file.is_file() else None,
+            shard=parse_shard(shard_text) if shard_text is not None else None,
+            wait_ready_s=wait_ready,
+            stop_unreachable=stop_unreachable,
+            on_notice=lambda text: click.echo(text, err=True),
         )
-    for named in (target_file, judge_file):  # examples/targets/…, examples/judge.yaml
-        if named is not None:
-            require_exists(named)
-    request = RunRequest(
-        tasks=tasks_path,
-        target_file=target_file,
-        replay=replay,
-        corpus_root=corpora,
-        split=split,
-        task_ids=task_ids or None,
-        language=language,
-        repeats=repeats,
-        concurrency=concurrency,
-        attempt_timeout_s=timeout,
-        task_budget=caps("task_budget_"),
-        run_budget=caps("run_budget_"),
-        seed=DEFAULT_SEED if seed is None else seed,
-        runs_dir=runs_dir,
-        judge_file=judge_file,
-        judge_cache=judge_cache,
-        target_overrides={
-            key: value
-            for key, value in {
-                "provider": provider,
-                "base_url": base_url,
-                "model": model,
-                "api_key_env": api_key_env,
-                "system_prompt": system_prompt,
-            }.items()
-            if value is not None
-        }
-        or None,
-        dotenv=env_file if env_file.is_file() else None,
-        shard=parse_shard(shard_text) if shard_text is not None else None,
-        wait_ready_s=wait_ready,
-        stop_unreachable=stop_unreachable,
-        on_notice=lambda text: click.echo(text, err=True),
-    )
-    mode = progress
-    if mode == "auto":
-        mode = "bar" if sys.stderr.isatty() else "none"
-    tracked: _Tracked | None = None
-    before = _entries(runs_dir)
-    complete_before = _complete_attempts(runs_dir, resume_ref) if resume_ref else None
+        mode = progress
+        if mode == "auto":
+            mode = "bar" if sys.stderr.isatty() else "none"
+        tracked: _Tracked | None = None
+        before = _entries(runs_dir)
+        complete_before = _complete_attempts(runs_dir, resume_ref) if resume_ref else None
     try:
         with contextlib.ExitStack() as stack:
             sink: ProgressSink
@@ -377,8 +456,8 @@ def run(
             exc.filename = str(runs_dir / tracked.run_id)
         click.echo(
             f"error[{IO_ERROR}]: {io_message(exc)}; run {tracked.run_id} keeps the "
-            f"{tracked.done} of {tracked.total} attempt(s) written: once the disk has room, run "
-            f"the same command with --resume {tracked.run_id} to finish it",
+            f"{tracked.written()} of {tracked.total} attempt(s) written: once the disk has room, "
+            f"run the same command with --resume {tracked.run_id} to finish it",
             err=True,
         )
         raise SystemExit(3) from None
@@ -388,7 +467,7 @@ def run(
         word = interrupted_word()
         if tracked is not None and tracked.run_id:
             click.echo(
-                f"{word}: run {tracked.run_id} keeps the {tracked.done} of "
+                f"{word}: run {tracked.run_id} keeps the {tracked.written()} of "
                 f"{tracked.total} attempt(s) written; run the same command with "
                 f"--resume {tracked.run_id} to finish it",
                 err=True,

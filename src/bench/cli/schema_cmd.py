@@ -44,6 +44,13 @@ def check(directory: Path) -> None:
     from bench.core.errors import InputError
     from bench.schemas import drift
 
+    if not directory.is_dir():
+        # drift() would list every schema as missing: a mistyped path is not drift.
+        raise InputError(
+            "no such directory" if not directory.exists() else "is not a directory",
+            code="FILE_MISSING",
+            path=directory,
+        )
     stale = drift(directory)
     if stale:
         raise InputError(

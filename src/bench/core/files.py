@@ -16,6 +16,7 @@ import yaml
 from .errors import InputError
 
 MAX_INPUT_BYTES = 32 * 1024 * 1024
+MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 # libyaml's parser when PyYAML was built with it (14x faster on task files); same semantics.
@@ -29,6 +30,11 @@ class _StrictLoader(_SafeBase):  # type: ignore[misc]
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
+        if key_node.tag == MERGE_TAG:  # ``<<:``, which no JSON reader knows either
+            mark = key_node.start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, "a merge key '<<' is not allowed: write the keys out", mark
+            )
         key = loader.construct_object(key_node)
         if not isinstance(key, Hashable):  # ``? [a]`` or ``? {a: 1}``: no JSON object has one
             mark = key_node.start_mark
@@ -136,7 +142,10 @@ def read_yaml(path: Path) -> Any:
             try:
                 if _has_alias(loader):
                     raise InputError(
-                        "anchors and aliases are not allowed", code="YAML_INVALID", path=path
+                        "anchors and aliases are not allowed (nor a merge key '<<: *name'): "
+                        "write the values out",
+                        code="YAML_INVALID",
+                        path=path,
                     )
             finally:
                 loader.dispose()

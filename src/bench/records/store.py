@@ -99,8 +99,12 @@ class RunDir:
         try:
             write_once(target, attempt_bytes(record, lines), durable=False)
         except FileExistsError:
+            # Within one process a run writes each attempt once: the file being there means
+            # another process is running the same run (two --resume at once), which keeps it.
             raise RunStoreError(
-                "attempt already recorded; a run never overwrites an attempt",
+                "attempt already recorded, a run never overwrites an attempt: another bench "
+                "process is writing this run at the same time? It keeps what it writes; once "
+                "it ends, --resume the run to finish what is left",
                 code="ATTEMPT_EXISTS",
                 path=target,
             ) from None

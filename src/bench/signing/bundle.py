@@ -377,7 +377,8 @@ def _check_run(run: RunDir, entrant: str, allow_partial: bool) -> RunConfig:
     status = run.status()
     if status.status == "started":
         raise RunStoreError(
-            "the run has not finished (status 'started'); resume it first",
+            "the run has not finished (status 'started'): it is still running, or was stopped; "
+            "let it finish, or `bench run --resume` it",
             code="RUN_INCOMPLETE",
             path=run.path / "status.json",
         )

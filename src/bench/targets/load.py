@@ -146,6 +146,16 @@ def _check_headers(headers: object, path: Path) -> None:
                 path=path,
                 field=f"headers.{shown}",
             )
+        if not value.strip():
+            # An empty routing header reaches the gateway as "not set" or as a header it
+            # rejects; either way not what the file meant.
+            raise InputError(
+                f"is {'empty' if not value else 'only spaces'}: give the header a value, or "
+                "leave it out",
+                code="TARGET_INVALID",
+                path=path,
+                field=f"headers.{shown}",
+            )
 
 
 def build_target(

@@ -352,6 +352,17 @@ TOOLS_DROPPED = (
 )
 
 
+def probe_headers(spec: TargetSpec) -> dict[str, str]:
+    """What a probe of ``spec``'s server sends: its key as the run sends it, and the target's
+    own ``headers`` (a gateway routes the probe by them, as it routes the run's requests)."""
+    key = spec.api_key()
+    if spec.kind == "anthropic":
+        own = {"anthropic-version": spec.anthropic_version, **({"x-api-key": key} if key else {})}
+    else:
+        own = {"authorization": f"Bearer {key}"} if key else {}
+    return {**(spec.headers or {}), **own}
+
+
 async def server_identity(
     spec: TargetSpec,
     *,
@@ -379,15 +390,7 @@ async def server_identity(
     (``TOOLS_DROPPED``): the run goes on, and its tool tasks will fail for it."""
     if spec.kind not in IDENTIFIED_KINDS or spec.base_url is None:
         return None
-    key = spec.api_key()
-    if spec.kind == "anthropic":
-        headers = {
-            "anthropic-version": spec.anthropic_version,
-            **({"x-api-key": key} if key else {}),
-        }
-    else:
-        headers = {"authorization": f"Bearer {key}"} if key else {}
-    headers = {**(spec.headers or {}), **headers}  # a gateway routes the probe as the run
+    headers = probe_headers(spec)
     deadline = time.monotonic() + wait_s
     told = False
     while True:
@@ -474,6 +477,7 @@ __all__ = [
     "declared",
     "identify",
     "probe",
+    "probe_headers",
     "scan",
     "server_identity",
     "server_root",

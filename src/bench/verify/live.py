@@ -97,6 +97,18 @@ def _endpoint(
     kind, model, named = recorded.get("kind"), recorded.get("model"), recorded.get("endpoint_id")
     for index, entry in enumerate(entries):
         if (entry.kind, entry.model, entry.endpoint_id) == (kind, model, named):
+            if not entry.same_headers(recorded.get("headers")):
+                # The run reached the endpoint with other routing headers than the allow-list
+                # sends (a gateway routes by them): a re-run would test another configuration.
+                raise VerifyFailure(
+                    Code.LIVE_ENDPOINT_NOT_ALLOWED,
+                    f"the bundle ran {kind} {model} @ {named} with other headers than the "
+                    f"allow-list sends (entrants.{entrant}[{index}].headers): the run's "
+                    f"{_names(recorded.get('headers'))}; the allow-list's "
+                    f"{_names(entry.headers)} (names; a value may differ)",
+                    path=str(bundle / CONFIG),
+                    field="target.headers",
+                )
             return entry, index
     allowed = ", ".join(f"{e.kind} {e.model} @ {e.endpoint_id}" for e in entries)
     raise VerifyFailure(
@@ -106,6 +118,14 @@ def _endpoint(
         path=str(bundle / CONFIG),
         field="target.endpoint_id",
     )
+
+
+def _names(headers: object) -> str:
+    """Headers said by name only, each cut short: a bundle's text is the submitter's."""
+    if not isinstance(headers, dict) or not headers:
+        return "none"
+    names = sorted(ascii(str(name))[1:-1][:60].lower() for name in headers)
+    return ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
 
 
 def _key(endpoint: AllowedEndpoint, where: str, field: str) -> str | None:

@@ -19,6 +19,7 @@ Format (docs/LIVE-VERIFY.md, "The allow-list")::
           concurrency: 1                     # optional, 1-16
           retry: {max_attempts: 3}           # optional, as in a target file
           timeouts: {deadline_s: 120}        # optional, as in a target file
+          headers: {x-portkey-provider: openai}  # optional: a gateway's routing headers
 
 Strict: unknown keys, anchors/aliases, duplicate keys, a URL with credentials, a query or a
 fragment (a committed secret), or the same endpoint twice for one entrant are refused with
@@ -41,8 +42,16 @@ from bench.core.errors import InputError
 from bench.core.files import read_yaml
 from bench.core.ids import ID_PATTERN
 from bench.core.models import Strict
+from bench.core.secrets import find_secrets
 from bench.core.validation import describe
-from bench.targets.base import ENV_NAME_PATTERN, RetrySettings, Timeouts, endpoint_id, redact_url
+from bench.targets.base import (
+    ENV_NAME_PATTERN,
+    RetrySettings,
+    TargetSpec,
+    Timeouts,
+    endpoint_id,
+    redact_url,
+)
 
 from .codes import Code
 from .failure import VerifyFailure
@@ -72,6 +81,30 @@ class AllowedEndpoint(Strict):
     concurrency: int = Field(1, ge=1, le=16)
     retry: RetrySettings = Field(default_factory=RetrySettings)
     timeouts: Timeouts = Field(default_factory=Timeouts)
+    headers: dict[str, str] | None = Field(
+        None,
+        description="a gateway's routing headers, sent with every request of the live check as "
+        "a target's headers are; the bundle's recorded headers must be these",
+    )
+
+    @field_validator("headers")
+    @classmethod
+    def _sendable_headers(cls, headers: dict[str, str] | None) -> dict[str, str] | None:
+        # Where the gateway sends the request is the allow-list's word, never the bundle's: a
+        # header such as x-portkey-custom-host would otherwise let a bundle pick the server.
+        if headers is None:
+            return None
+        TargetSpec._headers_are_sendable(headers)
+        for name, value in headers.items():
+            if not value.strip():
+                raise ValueError(f"the value of {name!r} is empty")
+        for where, problem in find_secrets(headers, "headers"):
+            name = where.removeprefix("headers.")
+            raise ValueError(
+                f"{name!r}: {problem}: a committed file carries no credential (name the key's "
+                "variable in api_key_env)"
+            )
+        return headers
 
     @field_validator("base_url")
     @classmethod
@@ -90,6 +123,13 @@ class AllowedEndpoint(Strict):
         except ValueError:
             raise ValueError("has an invalid port") from None
         return value
+
+    def same_headers(self, recorded: object) -> bool:
+        """Whether a bundle's recorded ``headers`` are this endpoint's (names in any case)."""
+        mine = {name.lower(): value for name, value in (self.headers or {}).items()}
+        if not isinstance(recorded, dict):
+            return recorded is None and not mine
+        return {str(name).lower(): value for name, value in recorded.items()} == mine
 
     @property
     def endpoint_id(self) -> str:

@@ -2,8 +2,9 @@
 
 The target is rebuilt from two sources with different trust: *what* the entrant ran (sampling
 parameters, system prompt, tool choice and selection, streaming, pricing) comes from the bundle;
-*where and how hard* to call (kind, full base URL, model, the key's variable, retries, timeouts,
-rate, request cap, concurrency) comes only from the allow-list. Nothing else of the bundle's
+*where and how hard* to call (kind, full base URL, model, the key's variable, a gateway's
+routing headers, retries, timeouts, rate, request cap, concurrency) comes only from the
+allow-list. Nothing else of the bundle's
 target is used: ``provider`` would read a base URL from the environment, so it is dropped.
 
 The target file written to the scratch directory names the key's variable, never the key; the
@@ -99,6 +100,7 @@ def live_target(config: RunConfig, endpoint: AllowedEndpoint) -> dict[str, Any]:
         api_key_env=endpoint.api_key_env,
         retry=endpoint.retry.model_dump(mode="json"),
         timeouts=endpoint.timeouts.model_dump(mode="json"),
+        headers=endpoint.headers,  # the allow-list's, which the bundle's recorded ones equal
     )
     data.setdefault("display_name", config.display_name)
     return {
