@@ -116,6 +116,30 @@ def tune_collector() -> None:
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
+def no_collection_at_exit() -> None:
+    """Once per process: at its exit (an atexit callback) the cyclic collector is turned off,
+    so Python's finalization, which collects several times while it clears the modules, does
+    not scan everything the command built again: about 0.2 s of a one-task run's 1.1 s of CPU
+    (docs/PERFORMANCE.md, issue 19). Every command, not only ``bench run``: a board, a verify
+    or a show builds as much. Reference counting still frees what it frees, and the streams
+    are flushed as ever; only cycles left at exit are not collected."""
+    import atexit
+
+    if not _AT_EXIT:
+        _AT_EXIT.append(True)
+        atexit.register(_collector_off)
+
+
+def _collector_off() -> None:
+    import gc
+
+    gc.freeze()  # what exists now is never scanned again
+    gc.disable()
+
+
+_AT_EXIT: list[bool] = []  # registered in this process
+
+
 def writable_anywhere() -> None:
     """Text a terminal's encoding cannot show (a Turkish task on a Latin-1 terminal, an
     ellipsis on ASCII) is printed escaped, never a ``UnicodeEncodeError`` traceback."""
@@ -132,6 +156,7 @@ def main(argv: list[str] | None = None) -> Any:
     from bench.core.errors import BenchError
 
     tune_collector()
+    no_collection_at_exit()
     writable_anywhere()
     try:
         return cli.main(args=argv, prog_name="bench", standalone_mode=False)
@@ -187,4 +212,12 @@ def io_message(exc: OSError) -> str:
     return f"{' -> '.join(paths)}: {reason} (the file system refused a read or write here)"
 
 
-__all__ = ["COLLECTOR_THRESHOLDS", "IO_ERROR", "cli", "io_message", "main", "tune_collector"]
+__all__ = [
+    "COLLECTOR_THRESHOLDS",
+    "IO_ERROR",
+    "cli",
+    "io_message",
+    "main",
+    "no_collection_at_exit",
+    "tune_collector",
+]

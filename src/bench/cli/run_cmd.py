@@ -139,29 +139,6 @@ def _unscored_line(unscored: tuple[tuple[str, str], ...]) -> str:
     return f"{len(unscored)} task(s) not scorable, left out of the score: {named}"
 
 
-def _no_collection_at_exit() -> None:
-    """Once per process: at its exit (an atexit callback) the cyclic collector is turned off,
-    so Python's finalization, which collects several times while it clears the modules, does
-    not scan everything the process built again: about 0.2 s of a one-task run's 1.1 s of CPU
-    (docs/PERFORMANCE.md, issue 19). Reference counting still frees what it frees, and the
-    streams are flushed as ever; only cycles left at exit are not collected."""
-    import atexit
-
-    if not _AT_EXIT:
-        _AT_EXIT.append(True)
-        atexit.register(_collector_off)
-
-
-def _collector_off() -> None:
-    import gc
-
-    gc.freeze()  # what exists now is never scanned again
-    gc.disable()
-
-
-_AT_EXIT: list[bool] = []  # registered in this process
-
-
 @contextlib.contextmanager
 def _interrupted_before_start(resume_ref: str | None) -> Iterator[None]:
     """Ctrl-C (or SIGTERM) while the command loads and checks, before a run is created or
@@ -355,7 +332,6 @@ def run(
 ) -> None:
     """Run an entrant through a task set; every attempt is written to runs/<run_id>/."""
     with _interrupted_before_start(resume_ref):
-        _no_collection_at_exit()
         from bench.core.budget import Budget
         from bench.core.errors import InputError
         from bench.core.rng import DEFAULT_SEED

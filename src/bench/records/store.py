@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -26,6 +27,9 @@ CONFIG = "config.json"
 STATUS = "status.json"
 ATTEMPTS = "attempts"
 CASSETTE = "cassette.jsonl"
+# Held (flock) by the one process writing the run (RunLock); never bundled: a bundle copies
+# only the files it names.
+LOCK = ".lock"
 
 
 def _pretty(model: RunConfig | RunStatus) -> bytes:
@@ -130,17 +134,8 @@ class RunDir:
         """Every readable attempt file, in file-name order. Unreadable files are an error."""
         directory = self.path / ATTEMPTS
         if not directory.is_dir():
-            if (self.path / "manifest.json").is_file() and (
-                self.path / "attempts.jsonl.gz"
-            ).exists():
-                # A bundle holds config.json and status.json too, but its attempts are one gzip
-                # file: read as a run, it showed a finished run with no attempt at all.
-                raise RunStoreError(
-                    "is a signed bundle, not a run directory: `bench verify` checks it, and its "
-                    "attempts are one JSON record per line in attempts.jsonl.gz",
-                    code="RUN_IS_BUNDLE",
-                    path=self.path,
-                )
+            if _is_bundle(self.path):
+                raise _bundle_error(self.path)
             return []
         records = []
         for file in sorted(directory.glob("*.json")):
@@ -199,13 +194,94 @@ class RunDir:
             raise RunStoreError(message, code="RUN_CORRUPT", path=file, field=field) from None
 
 
+class RunLock:
+    """The run directory's one writer: an exclusive ``flock`` on its ``.lock`` file, held while
+    a process runs it (a new run from before its config is written, a resumed one from before
+    anything is read or written). A second ``bench run --resume`` of the same run is refused at
+    once (``RUN_LOCKED``), writing nothing, instead of writing beside the first. The operating
+    system releases the lock when the process ends, however it ends, so a crash never leaves a
+    run locked (only an empty ``.lock`` file, which nothing reads and no bundle copies); a run
+    from before the lock has no ``.lock`` file and gets one when it resumes. The file is
+    removed when the run ends. Where there is no ``fcntl`` (Windows) nothing is locked."""
+
+    def __init__(self) -> None:
+        self._fd: int | None = None
+        self._path: Path | None = None
+
+    def acquire(self, run_path: Path) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            return
+        if _is_bundle(run_path):  # never leave a file in a signed bundle: verify refuses it
+            raise _bundle_error(run_path)
+        path = run_path / LOCK
+        while True:
+            # O_CLOEXEC: an agent's subprocess, which may outlive a crash, never holds it
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held, named = os.fstat(fd), os.stat(path)
+            except BlockingIOError:
+                os.close(fd)
+                raise RunStoreError(
+                    f"run {run_path.name} is being written by another bench process (a run "
+                    "or a --resume of it still going): nothing was written; once that process "
+                    "ends, --resume the run to finish what is left",
+                    code="RUN_LOCKED",
+                    path=run_path,
+                ) from None
+            except FileNotFoundError:  # its holder removed it as it ended: take a new one
+                os.close(fd)
+                continue
+            except BaseException:
+                os.close(fd)
+                raise
+            if (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino):
+                self._fd, self._path = fd, path
+                return
+            os.close(fd)  # locked a file its holder removed and another replaced: again
+
+    def release(self) -> None:
+        if self._fd is not None and self._path is not None:
+            fd, path, self._fd, self._path = self._fd, self._path, None, None
+            # Removed while held: a process that opened it meanwhile sees it gone and retries.
+            # A directory made read-only meanwhile keeps it; the lock is released all the same.
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+            os.close(fd)  # closing the descriptor releases the flock
+
+    def __enter__(self) -> RunLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _is_bundle(path: Path) -> bool:
+    return (path / "manifest.json").is_file() and (path / "attempts.jsonl.gz").exists()
+
+
+def _bundle_error(path: Path) -> RunStoreError:
+    # A bundle holds config.json and status.json too, but its attempts are one gzip file: read
+    # as a run, it showed a finished run with no attempt at all.
+    return RunStoreError(
+        "is a signed bundle, not a run directory: `bench verify` checks it, and its "
+        "attempts are one JSON record per line in attempts.jsonl.gz",
+        code="RUN_IS_BUNDLE",
+        path=path,
+    )
+
+
 class RunStore:
     """The ``runs/`` directory."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def create(self, config: RunConfig, status: RunStatus) -> RunDir:
+    def create(self, config: RunConfig, status: RunStatus, lock: RunLock | None = None) -> RunDir:
+        """Make the run's directory (exclusively) and write its config and first status;
+        ``lock``, when given, is acquired before anything is written in it."""
         self.root.mkdir(parents=True, exist_ok=True)
         path = self.root / config.run_id
         try:
@@ -218,6 +294,8 @@ class RunStore:
             ) from None
         run = RunDir(path)
         try:
+            if lock is not None:
+                lock.acquire(path)
             write_once(path / CONFIG, _pretty(config))
             run.write_status(status)
         except BaseException:
@@ -286,8 +364,10 @@ __all__ = [
     "ATTEMPTS",
     "CASSETTE",
     "CONFIG",
+    "LOCK",
     "STATUS",
     "RunDir",
+    "RunLock",
     "RunStore",
     "attempt_bytes",
     "cassette_line",

@@ -28,7 +28,7 @@ from bench.records.run import (
     TaskSubset,
     attempt_filename,
 )
-from bench.records.store import RunDir, RunStore
+from bench.records.store import RunDir, RunLock, RunStore
 from bench.targets.base import Target, TargetSpec
 from bench.targets.load import build_target, read_target_spec
 from bench.targets.probe import server_identity
@@ -310,10 +310,11 @@ def start_run(
     prepared = prepare(request, store)
     status = prepared.first_status()
     try:
-        run = store.create(prepared.config, status)
-        if prepared.shard is not None:
-            write_shard_info(run.path, prepared.shard)
-        return run, _go(run, prepared, progress, request.stop_unreachable, request.on_notice)
+        with RunLock() as lock:  # held from before its config is written to its end
+            run = store.create(prepared.config, status, lock)
+            if prepared.shard is not None:
+                write_shard_info(run.path, prepared.shard)
+            return run, _go(run, prepared, progress, request.stop_unreachable, request.on_notice)
     finally:
         prepared.close()
 
@@ -324,17 +325,21 @@ def resume_run(
     """Continue a killed run: only missing attempts run; a changed config is refused."""
     store = RunStore(request.runs_dir)
     run = store.resolve(ref)
-    old = run.config()
-    recorded_shard = read_shard_info(run.path)
-    if request.shard is None and recorded_shard is not None:
-        request = dataclasses.replace(request, shard=recorded_shard.shard)  # resume the same slice
-    prepared = prepare(request, store, run_id=old.run_id, created=old.created_at)
-    try:
-        return run, _resume(
-            run, old, prepared, progress, request.stop_unreachable, request.on_notice
-        )
-    finally:
-        prepared.close()
+    with RunLock() as lock:
+        # Before anything is read or written: a second resume of a run still running is
+        # refused at once (RUN_LOCKED), not found out when an attempt file is already there.
+        lock.acquire(run.path)
+        old = run.config()
+        recorded_shard = read_shard_info(run.path)
+        if request.shard is None and recorded_shard is not None:
+            request = dataclasses.replace(request, shard=recorded_shard.shard)  # same slice
+        prepared = prepare(request, store, run_id=old.run_id, created=old.created_at)
+        try:
+            return run, _resume(
+                run, old, prepared, progress, request.stop_unreachable, request.on_notice
+            )
+        finally:
+            prepared.close()
 
 
 def _resume(
