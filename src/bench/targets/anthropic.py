@@ -9,7 +9,8 @@ next user message (consecutive ones merged); tools are ``{name, description, inp
 Usage: ``prompt_tokens`` = ``input_tokens`` + ``cache_read_input_tokens`` +
 ``cache_creation_input_tokens`` (the API counts the three apart), ``cached_tokens`` = the cache
 reads. Thinking blocks stay in ``raw``; those before a tool call (signed) are also kept with
-the call and sent back before it on every later request (``THOUGHT_TYPES``). The last
+the call and sent back before it on every later request (``THOUGHT_TYPES``); unsigned ones
+before a call are kept too and go back only once the server asks (``UNSIGNED_ASKED``). The last
 ``tool_use`` block of an answer that stopped at ``max_tokens`` is cut short
 (``base.cut_short``: not run) whatever its ``input`` says.
 """
@@ -19,10 +20,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bench.core.errors import EntrantError
+from bench.core.errors import EntrantError, HarnessFault
 from bench.core.trace import Message, ToolCallRequest, ToolDef, Usage
 
 from .base import (
+    REQUEST_REFUSED,
     ModelRequest,
     ModelResponse,
     TargetSpec,
@@ -35,7 +37,13 @@ from .base import (
     token_counts,
 )
 from .http import AttemptFailed, Failure, HttpEndpoint, SseEvent, as_object, quoted
-from .openai import EMPTY_PARAMETERS, tool_arguments
+from .openai import (
+    EMPTY_PARAMETERS,
+    MESSAGE_STATE,
+    REASONING_ASKED,
+    asks_for_reasoning,
+    tool_arguments,
+)
 
 PATH = "/v1/messages"
 DEFAULT_MAX_TOKENS = 4096
@@ -62,14 +70,63 @@ def thought_block(block: dict[str, Any]) -> dict[str, Any] | None:
     return {"type": block["type"], **{name: block[name] for name in fields}}
 
 
-def _thoughts(call: ToolCallRequest) -> list[dict[str, Any]]:
-    """The thinking blocks the provider state of ``call`` holds, to go back before it."""
-    blocks = (call.provider_state or {}).get("blocks")
+UNSIGNED_ASKED = REASONING_ASKED
+"""A warning in an exchange's ``raw`` (the same words as ``openai.REASONING_ASKED``): the server
+refused the request because an assistant message that called tools came without its thinking,
+so it was sent again with the unsigned thinking blocks kept before each call
+(``request_body(..., reasoning=True)``), as every later request of the run is. The
+Anthropic-compatible endpoints of DeepSeek ("The `content[].thinking` in the thinking mode must
+be passed back to the API.") and Moonshot's Kimi ("thinking is enabled but reasoning_content is
+missing in assistant tool call message at index 2") ask so, and may send thinking blocks
+without a signature; llama.cpp's ``llama-server`` sends those too, never asks, and is never
+sent them."""
+
+
+def unsigned_thought(block: dict[str, Any]) -> dict[str, Any] | None:
+    """A ``thinking`` block with no signature to check it by (none, or empty) as it may go
+    back once a server asks: its ``thinking`` text, and its ``signature`` if it came as text;
+    None for any other block."""
+    if block.get("type") != "thinking" or not isinstance(block.get("thinking"), str):
+        return None
+    if isinstance(block.get("signature"), str) and block["signature"]:
+        return None  # signed: the provider's state (thought_block)
+    kept = {"type": "thinking", "thinking": block["thinking"]}
+    if isinstance(block.get("signature"), str):
+        kept["signature"] = block["signature"]
+    return kept
+
+
+def asks_for_thinking(exc: EntrantError | HarnessFault) -> bool:
+    """Whether a call failed because the server wants the thinking of the assistant messages
+    that called tools: a refused request whose words name ``content[].thinking`` or a reasoning
+    key (``openai.asks_for_reasoning``: Kimi names ``reasoning_content``) and say it is missing
+    or must come back."""
+    said = str(exc)
+    lowered = said.lower()
+    named = "content[].thinking" in said or asks_for_reasoning(exc)
+    return (
+        exc.code in (REQUEST_REFUSED, "ENDPOINT_REJECTED")
+        and named
+        and any(word in lowered for word in ("missing", "must", "required"))
+    )
+
+
+def _thoughts(call: ToolCallRequest, *, reasoning: bool = False) -> list[dict[str, Any]]:
+    """The thinking blocks the provider state of ``call`` holds, to go back before it; with
+    ``reasoning``, all of them in the order they came, the unsigned ones too
+    (``MESSAGE_STATE``), when the call kept any."""
+    state = call.provider_state or {}
+    blocks = state.get("blocks")
+    if reasoning and isinstance(state.get(MESSAGE_STATE), dict):
+        blocks = state[MESSAGE_STATE].get("blocks")
     return [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
 
 
-def wire_messages(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:
-    """``(system, messages)``: system text apart, blocks merged into alternating turns."""
+def wire_messages(
+    messages: list[Message], *, reasoning: bool = False
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """``(system, messages)``: system text apart, blocks merged into alternating turns;
+    ``reasoning=True`` with the unsigned thinking before each call too (``UNSIGNED_ASKED``)."""
     system: list[str] = []
     out: list[dict[str, Any]] = []
 
@@ -93,12 +150,12 @@ def wire_messages(messages: list[Message]) -> tuple[str | None, list[dict[str, A
             # of all: with thinking on, the API refuses an assistant message with tool calls
             # that does not begin with its thinking (THOUGHT_TYPES).
             calls = message.tool_calls
-            blocks: list[dict[str, Any]] = _thoughts(calls[0]) if calls else []
+            blocks: list[dict[str, Any]] = _thoughts(calls[0], reasoning=reasoning) if calls else []
             if message.content.strip():
                 blocks.append({"type": "text", "text": message.content})
             for index, call in enumerate(calls):
                 if index:
-                    blocks += _thoughts(call)
+                    blocks += _thoughts(call, reasoning=reasoning)
                 blocks.append(
                     {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
                 )
@@ -128,11 +185,15 @@ def wire_tools(tools: list[ToolDef]) -> list[dict[str, Any]]:
     ]
 
 
-def request_body(request: ModelRequest, spec: TargetSpec) -> dict[str, Any]:
+def request_body(
+    request: ModelRequest, spec: TargetSpec, *, reasoning: bool = False
+) -> dict[str, Any]:
+    """The body sent for ``request``; ``reasoning=True``: with the unsigned thinking of its
+    earlier answers that called tools (``UNSIGNED_ASKED``)."""
     params = dict(request.params)
     params.pop("max_completion_tokens", None)
     choice = params.pop("tool_choice", None)
-    system, messages = wire_messages(request.messages)
+    system, messages = wire_messages(request.messages, reasoning=reasoning)
     body: dict[str, Any] = {
         **params,
         "model": request.model,
@@ -188,7 +249,10 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
         raise EntrantError("the message has no content list", code="ENDPOINT_BAD_RESPONSE")
     texts: list[str] = []
     calls: list[ToolCallRequest] = []
-    thoughts: list[dict[str, Any]] = []  # the thinking blocks since the last call
+    asked: list[tuple[int, list[dict[str, Any]]]] = []  # calls with unsigned thinking before
+    thoughts: list[dict[str, Any]] = []  # the signed thinking blocks since the last call
+    ordered: list[dict[str, Any]] = []  # all of them, the unsigned too, in order
+    unsigned = False  # an unsigned one is among them
     apart = False  # another block came between this text and the text before it
     for index, block in enumerate(blocks):
         if not isinstance(block, dict):
@@ -208,6 +272,10 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
         kept = thought_block(block)
         if kept is not None:
             thoughts.append(kept)
+            ordered.append(kept)
+        elif (loose := unsigned_thought(block)) is not None:
+            ordered.append(loose)
+            unsigned = True
         if block.get("type") == "tool_use":
             if "input_json" in block:
                 arguments, problem = tool_arguments(block["input_json"])
@@ -227,8 +295,11 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
                     provider_state={"blocks": thoughts} if thoughts else None,
                 )
             )
-            thoughts = []
+            if unsigned:
+                asked.append((len(calls) - 1, ordered))
+            thoughts, ordered, unsigned = [], [], False
     check_state(calls)
+    calls = _with_unsigned(calls, asked)
     stop = data.get("stop_reason")
     if stop == "max_tokens" and calls and _ends_in_a_call(blocks):
         # llama.cpp's llama-server sends a call cut in its arguments as ``input: {}``
@@ -251,6 +322,26 @@ def parse_message(data: dict[str, Any]) -> ModelResponse:
             code="ENTRANT_EMPTY_RESPONSE",
         )
     return ModelResponse(content=content, tool_calls=calls, usage=parse_usage(data.get("usage")))
+
+
+def _with_unsigned(
+    calls: list[ToolCallRequest], asked: list[tuple[int, list[dict[str, Any]]]]
+) -> list[ToolCallRequest]:
+    """``calls`` with the thinking before each that had unsigned blocks kept with it
+    (``provider_state.message.blocks``, all its thinking in order), to go back once a server
+    asks. Past what a trace keeps (``check_state``) it is left off, not refused: most servers
+    (``llama-server``) never ask for it."""
+    if not asked:
+        return calls
+    kept = list(calls)
+    for index, blocks in asked:
+        state = {**(kept[index].provider_state or {}), MESSAGE_STATE: {"blocks": blocks}}
+        kept[index] = kept[index].model_copy(update={"provider_state": state})
+    try:
+        check_state(kept)
+    except EntrantError:
+        return calls
+    return kept
 
 
 def _ends_in_a_call(blocks: list[Any]) -> bool:
@@ -402,15 +493,32 @@ class AnthropicTarget:
         if key:
             headers["x-api-key"] = key
         self.http = HttpEndpoint(spec, headers, rng=rng)
+        self._reasoning = False  # until the server asks for it (UNSIGNED_ASKED)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        body = request_body(request, self.spec)
-        reply, body, warnings, response = await self.http.post_parsed(
-            PATH, body, MessageStream() if self.spec.stream else None, parse_message
-        )
+        body = request_body(request, self.spec, reasoning=self._reasoning)
+        stream = MessageStream() if self.spec.stream else None
+        told: list[str] = []
+        while True:
+            try:
+                reply, body, warnings, response = await self.http.post_parsed(
+                    PATH, body, stream, parse_message
+                )
+                break
+            except (EntrantError, HarnessFault) as exc:
+                # Unsigned thinking is kept back until a server wants it (llama-server takes
+                # none); then this request and every later one of the run carry it.
+                if self._reasoning or not asks_for_thinking(exc):
+                    raise
+                whole = request_body(request, self.spec, reasoning=True)
+                if whole["messages"] == body["messages"]:
+                    raise  # nothing kept to send: the server's refusal stands
+                self._reasoning = True
+                body = {**body, "messages": whole["messages"]}
+                told.append(UNSIGNED_ASKED)
         raw = reply.raw(PATH, body)
         required = body.get("tool_choice") == {"type": "any"} and bool(body.get("tools"))
-        if warnings := [*warnings, *choice_warnings(required, response)]:
+        if warnings := [*told, *warnings, *choice_warnings(required, response)]:
             raw["warnings"] = warnings
         return response.model_copy(update={"raw": raw})
 
@@ -426,10 +534,13 @@ __all__ = [
     "AnthropicTarget",
     "MessageStream",
     "THOUGHT_TYPES",
+    "UNSIGNED_ASKED",
+    "asks_for_thinking",
     "parse_message",
     "parse_usage",
     "request_body",
     "thought_block",
+    "unsigned_thought",
     "wire_messages",
     "wire_tools",
 ]

@@ -53,13 +53,15 @@ _RESENT = (("stream_options",), ("stream", "stream_options"))
 
 def _sent_bodies(request: dict[str, Any], spec: TargetSpec, build: Builder) -> list[Any]:
     """Every body the harness may have sent for ``request``: as built, and as sent again
-    without ``stream_options`` or streaming; for ``openai``, each of those also with the
-    reasoning of the earlier answers that called tools, which goes back once a server asked
-    for it (``openai.REASONING_ASKED``: every later request of that run carries it)."""
+    without ``stream_options`` or streaming; each of those also with the reasoning of the
+    earlier answers that called tools, which goes back once a server asked for it
+    (``openai.REASONING_ASKED``, ``anthropic.UNSIGNED_ASKED``: every later request of that run
+    carries it)."""
     model_request = ModelRequest.model_validate(request)
     built = [build(model_request, spec)]
-    if spec.kind == "openai":
-        with_reasoning = openai.request_body(model_request, spec, reasoning=True)
+    rebuild = {"openai": openai.request_body, "anthropic": anthropic.request_body}.get(spec.kind)
+    if rebuild is not None:
+        with_reasoning = rebuild(model_request, spec, reasoning=True)
         if with_reasoning != built[0]:
             built.append(with_reasoning)
     bodies: list[Any] = []
