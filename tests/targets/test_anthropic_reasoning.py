@@ -28,13 +28,20 @@ from typing import Any
 
 import pytest
 
-from bench.runner import RunRequest, start_run
 from bench.targets.anthropic import UNSIGNED_ASKED, parse_message
 from bench.targets.base import STATE_BYTES
 
-from .test_provider_state import REFUND, STEPS, Step, _converse, _spec
+from .test_provider_state import (
+    REFUND,
+    STEPS,
+    Step,
+    _converse,
+    _spec,
+    assert_stateless_bundle_verifies,
+    refund_run,
+)
 from .test_provider_streams import anthropic_sse
-from .test_what_a_bundle_holds import MINI, _bundle_verdict
+from .test_what_a_bundle_holds import _bundle_verdict
 
 Body = dict[str, Any]
 SSE = {"Content-Type": "text/event-stream"}
@@ -203,22 +210,7 @@ def test_a_run_against_deepseeks_anthropic_endpoint_bundles_and_verifies(
     run, then every step's thinking goes back; ``bench bundle`` and ``bench verify`` hold (the
     wire check takes the body with the thinking as one the harness sends)."""
     server = Thinker(REFUND, "deepseek", stream=stream)
-    target = tmp_path / "thinker.yaml"
-    target.write_text(
-        json.dumps(_spec("anthropic", _serve(json_server, server), stream)), encoding="utf-8"
-    )
-    run, status = start_run(
-        RunRequest(
-            tasks=MINI / "tasks",
-            target_file=target,
-            runs_dir=tmp_path / "runs",
-            task_ids=("tool-0001",),
-            concurrency=1,
-        )
-    )
-    assert status.status == "complete", status
-    (record,) = list(run.attempts())
-    assert record.outcome == "scored" and record.value == 1.0, record.reason
+    run, record = refund_run(tmp_path, _spec("anthropic", _serve(json_server, server), stream))
     assert server.refused == 1 and len(record.trace.exchanges) == 3
     last = [m for m in server.bodies[-1]["messages"] if m["role"] == "assistant"]
     assert [m["content"][:1] for m in last] == server.given
@@ -235,25 +227,7 @@ def test_a_bundle_recorded_before_unsigned_thinking_was_kept_still_verifies(
     from bench.targets import anthropic
 
     server = Thinker(REFUND, "llama", stream=False)
-    target = tmp_path / "thinker.yaml"
-    target.write_text(
-        json.dumps(_spec("anthropic", _serve(json_server, server), False)), encoding="utf-8"
-    )
     with monkeypatch.context() as before:
         before.setattr(anthropic, "unsigned_thought", lambda block: None)
-        run, status = start_run(
-            RunRequest(
-                tasks=MINI / "tasks",
-                target_file=target,
-                runs_dir=tmp_path / "runs",
-                task_ids=("tool-0001",),
-                concurrency=1,
-            )
-        )
-    assert status.status == "complete", status
-    (record,) = list(run.attempts())
-    assert record.outcome == "scored" and record.value == 1.0, record.reason
-    calls = [c for e in record.trace.exchanges for c in e.response.get("tool_calls", [])]
-    assert calls and all("provider_state" not in c for c in calls)
-    verdict = _bundle_verdict(tmp_path, run)
-    assert verdict.valid, verdict
+        run, record = refund_run(tmp_path, _spec("anthropic", _serve(json_server, server), False))
+    assert_stateless_bundle_verifies(tmp_path, run, record)

@@ -400,17 +400,12 @@ REFUND: list[Step] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("kind", "stream"), [("openai", True), ("anthropic", False)], ids=["gemini", "anthropic"]
-)
-def test_a_multi_step_run_bundles_and_verifies(
-    json_server: Any, tmp_path: Path, kind: str, stream: bool
-) -> None:
-    """``bench run`` of the refund task (read the order, refund it, answer), ``bench bundle``,
-    ``bench verify``: the re-drive and the wire check hold with the state recorded."""
-    server = Gemini(REFUND, stream=stream) if kind == "openai" else Claude(REFUND, stream=stream)
-    target = tmp_path / "state.yaml"
-    target.write_text(json.dumps(_spec(kind, json_server(server), stream)), encoding="utf-8")
+def refund_run(tmp_path: Path, spec: dict[str, Any]) -> tuple[Any, Any]:
+    """``bench run`` of the refund task (``tool-0001`` of the mini task set: read the order,
+    refund it, answer) against the target ``spec``: the run and its one attempt, which scored
+    1.0."""
+    target = tmp_path / "target.yaml"
+    target.write_text(json.dumps(spec), encoding="utf-8")
     run, status = start_run(
         RunRequest(
             tasks=MINI / "tasks",
@@ -423,6 +418,28 @@ def test_a_multi_step_run_bundles_and_verifies(
     assert status.status == "complete", status
     (record,) = list(run.attempts())
     assert record.outcome == "scored" and record.value == 1.0, record.reason
+    return run, record
+
+
+def assert_stateless_bundle_verifies(tmp_path: Path, run: Any, record: Any) -> None:
+    """The attempt's recorded calls carry no ``provider_state`` (a harness from before it),
+    and the run's bundle verifies all the same."""
+    calls = [c for e in record.trace.exchanges for c in e.response.get("tool_calls", [])]
+    assert calls and all("provider_state" not in c for c in calls)
+    verdict = _bundle_verdict(tmp_path, run)
+    assert verdict.valid, verdict
+
+
+@pytest.mark.parametrize(
+    ("kind", "stream"), [("openai", True), ("anthropic", False)], ids=["gemini", "anthropic"]
+)
+def test_a_multi_step_run_bundles_and_verifies(
+    json_server: Any, tmp_path: Path, kind: str, stream: bool
+) -> None:
+    """``bench run`` of the refund task (read the order, refund it, answer), ``bench bundle``,
+    ``bench verify``: the re-drive and the wire check hold with the state recorded."""
+    server = Gemini(REFUND, stream=stream) if kind == "openai" else Claude(REFUND, stream=stream)
+    run, record = refund_run(tmp_path, _spec(kind, json_server(server), stream))
     assert [c.name for c in record.trace.tool_calls] == ["get_order", "issue_refund"]
     assert server.refused == 0 and len(record.trace.exchanges) == 3
     verdict = _bundle_verdict(tmp_path, run)
@@ -448,23 +465,7 @@ def test_a_bundle_recorded_before_provider_state_still_verifies(
     from bench.targets import anthropic
 
     server = _Lenient(REFUND, stream=False)
-    target = tmp_path / "state.yaml"
-    target.write_text(json.dumps(_spec("anthropic", json_server(server), False)), encoding="utf-8")
     with monkeypatch.context() as before:
         before.setattr(anthropic, "thought_block", lambda block: None)
-        run, status = start_run(
-            RunRequest(
-                tasks=MINI / "tasks",
-                target_file=target,
-                runs_dir=tmp_path / "runs",
-                task_ids=("tool-0001",),
-                concurrency=1,
-            )
-        )
-    assert status.status == "complete", status
-    (record,) = list(run.attempts())
-    assert record.outcome == "scored" and record.value == 1.0, record.reason
-    calls = [c for e in record.trace.exchanges for c in e.response.get("tool_calls", [])]
-    assert calls and all("provider_state" not in c for c in calls)
-    verdict = _bundle_verdict(tmp_path, run)
-    assert verdict.valid, verdict
+        run, record = refund_run(tmp_path, _spec("anthropic", json_server(server), False))
+    assert_stateless_bundle_verifies(tmp_path, run, record)

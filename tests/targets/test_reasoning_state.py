@@ -34,14 +34,21 @@ from typing import Any
 import pytest
 
 from bench.core.trace import Message
-from bench.runner import RunRequest, start_run
 from bench.targets import ModelRequest, TargetSpec
 from bench.targets.base import STATE_BYTES
 from bench.targets.openai import REASONING_ASKED, parse_completion, request_body
 
-from .test_provider_state import REFUND, STEPS, Step, _converse, _spec
+from .test_provider_state import (
+    REFUND,
+    STEPS,
+    Step,
+    _converse,
+    _spec,
+    assert_stateless_bundle_verifies,
+    refund_run,
+)
 from .test_provider_streams import chunk, sse
-from .test_what_a_bundle_holds import MINI, _bundle_verdict
+from .test_what_a_bundle_holds import _bundle_verdict
 
 Body = dict[str, Any]
 SSE = {"Content-Type": "text/event-stream"}
@@ -269,9 +276,7 @@ def test_a_multi_step_run_against_deepseeks_thinking_mode(
 ) -> None:
     """``bench run`` of the refund task (read the order, refund it, answer) against DeepSeek's
     thinking mode: asked once in the run, then every step's reasoning goes back."""
-    run, server = _thinker_run(json_server, tmp_path, stream)
-    (record,) = list(run.attempts())
-    assert record.outcome == "scored" and record.value == 1.0, record.reason
+    run, record, server = _thinker_run(json_server, tmp_path, stream)
     assert server.refused == 1 and len(record.trace.exchanges) == 3
     last = [m for m in server.bodies[-1]["messages"] if m["role"] == "assistant"]
     assert [m["reasoning_content"] for m in last] == server.given  # each step's, as it came
@@ -281,26 +286,15 @@ def test_a_multi_step_run_against_deepseeks_thinking_mode(
 def test_a_run_that_sent_reasoning_back_bundles_and_verifies(
     json_server: Any, tmp_path: Path
 ) -> None:
-    run, _ = _thinker_run(json_server, tmp_path, True)
+    run, _, _ = _thinker_run(json_server, tmp_path, True)
     verdict = _bundle_verdict(tmp_path, run)
     assert verdict.valid, verdict
 
 
-def _thinker_run(json_server: Any, tmp_path: Path, stream: bool) -> tuple[Any, Thinker]:
+def _thinker_run(json_server: Any, tmp_path: Path, stream: bool) -> tuple[Any, Any, Thinker]:
     server = Thinker(REFUND, "deepseek", stream=stream)
-    target = tmp_path / "thinker.yaml"
-    target.write_text(json.dumps(_spec("openai", json_server(server), stream)), encoding="utf-8")
-    run, status = start_run(
-        RunRequest(
-            tasks=MINI / "tasks",
-            target_file=target,
-            runs_dir=tmp_path / "runs",
-            task_ids=("tool-0001",),
-            concurrency=1,
-        )
-    )
-    assert status.status == "complete", status
-    return run, server
+    run, record = refund_run(tmp_path, _spec("openai", json_server(server), stream))
+    return run, record, server
 
 
 def test_a_bundle_recorded_before_reasoning_was_kept_still_verifies(
@@ -313,26 +307,10 @@ def test_a_bundle_recorded_before_reasoning_was_kept_still_verifies(
     from bench.targets import openai
 
     server = Thinker(REFUND, "groq", stream=True)
-    target = tmp_path / "thinker.yaml"
-    target.write_text(json.dumps(_spec("openai", json_server(server), True)), encoding="utf-8")
     with monkeypatch.context() as before:
         before.setattr(openai, "message_state", lambda message, answer: None)
-        run, status = start_run(
-            RunRequest(
-                tasks=MINI / "tasks",
-                target_file=target,
-                runs_dir=tmp_path / "runs",
-                task_ids=("tool-0001",),
-                concurrency=1,
-            )
-        )
-    assert status.status == "complete", status
-    (record,) = list(run.attempts())
-    assert record.outcome == "scored" and record.value == 1.0, record.reason
-    calls = [c for e in record.trace.exchanges for c in e.response.get("tool_calls", [])]
-    assert calls and all("provider_state" not in c for c in calls)
-    verdict = _bundle_verdict(tmp_path, run)
-    assert verdict.valid, verdict
+        run, record = refund_run(tmp_path, _spec("openai", json_server(server), True))
+    assert_stateless_bundle_verifies(tmp_path, run, record)
 
 
 def test_the_wire_check_reads_a_recorded_state_without_reasoning_as_recorded() -> None:
