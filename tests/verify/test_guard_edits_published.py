@@ -4,9 +4,12 @@ the board (``PR_EDITS_PUBLISHED``, ``bench.verify.guard``).
 Before: anyone could open one, and its check was green: the guard saw one entrant's own file,
 and the board check passes any name that looks like no other ("Example Support Bot (official)",
 links to another site). The registry file names and describes the entrant's rows, and git's file
-list cannot tell the entrant from someone else. A results PR may still change its entrant's
-file: its bundle must be signed with the key registered on the base branch, which proves who
-asks. A new entrant's registration is unchanged.
+list cannot tell the entrant from someone else. A results PR could still change its entrant's
+file: its bundle must be signed with the key registered on the base branch, which was taken to
+prove who asks. A new entrant's registration is unchanged.
+
+(Round 15: a results PR no longer may either: its bundle's signature shows who made it, not who
+opens the pull request; tests/verify/test_forgery_round15.py.)
 """
 
 from __future__ import annotations
@@ -39,9 +42,11 @@ def test_other_registry_changes_are_unchanged() -> None:
     # a new entrant, or one with no bundle yet
     assert guard([Change("A", "submissions/acme.yaml")], None, PUBLISHED) is None
     assert guard([Change("M", "submissions/acme.yaml")], None, PUBLISHED) is None
-    # a results PR of the entrant itself: its signed bundle shows who asks
+    # a results PR of a published entrant: its signed bundle shows who made it, not who opens
+    # the PR (tests/verify/test_forgery_round15.py), so it is refused the same edit
     changes = [Change("A", f"{NEW_RUN}/manifest.json"), Change("M", "submissions/other.yaml")]
-    assert guard(changes, None, PUBLISHED) == NEW_RUN
+    with pytest.raises(GuardRefusal):
+        guard(changes, None, PUBLISHED)
     # without knowing what is published (a unit call), as before
     assert guard([Change("M", "submissions/other.yaml")]) is None
 
@@ -102,8 +107,10 @@ def test_git_an_entrant_with_no_bundle_edits_its_file(repo: Path) -> None:
     assert guard_revisions("main") is None
 
 
-def test_git_a_results_pr_edits_its_own_file(repo: Path) -> None:
+def test_git_a_results_pr_of_a_published_entrant_leaves_its_file_alone(repo: Path) -> None:
     _write(repo, f"{NEW_RUN}/manifest.json", "{}\n")
     _write(repo, "submissions/other.yaml", RECORD.format("Other, renamed"))
     _commit(repo)
-    assert guard_revisions("main") == NEW_RUN
+    with pytest.raises(GuardRefusal) as info:
+        guard_revisions("main")
+    assert info.value.code == "PR_EDITS_PUBLISHED"

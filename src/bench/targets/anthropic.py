@@ -44,6 +44,7 @@ from .openai import (
     asks_for_reasoning,
     tool_arguments,
 )
+from .refusals import Posted, Refusals
 
 PATH = "/v1/messages"
 DEFAULT_MAX_TOKENS = 4096
@@ -493,29 +494,21 @@ class AnthropicTarget:
         if key:
             headers["x-api-key"] = key
         self.http = HttpEndpoint(spec, headers, rng=rng)
-        self._reasoning = False  # until the server asks for it (UNSIGNED_ASKED)
+        self.refusals = Refusals(caps=())  # what the server refused, for the rest of the run
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        body = request_body(request, self.spec, reasoning=self._reasoning)
         stream = MessageStream() if self.spec.stream else None
-        told: list[str] = []
-        while True:
-            try:
-                reply, body, warnings, response = await self.http.post_parsed(
-                    PATH, body, stream, parse_message
-                )
-                break
-            except (EntrantError, HarnessFault) as exc:
-                # Unsigned thinking is kept back until a server wants it (llama-server takes
-                # none); then this request and every later one of the run carry it.
-                if self._reasoning or not asks_for_thinking(exc):
-                    raise
-                whole = request_body(request, self.spec, reasoning=True)
-                if whole["messages"] == body["messages"]:
-                    raise  # nothing kept to send: the server's refusal stands
-                self._reasoning = True
-                body = {**body, "messages": whole["messages"]}
-                told.append(UNSIGNED_ASKED)
+
+        def build(reasoning: bool) -> dict[str, Any]:
+            return request_body(request, self.spec, reasoning=reasoning)
+
+        async def post(body: dict[str, Any]) -> Posted:
+            return await self.http.post_parsed(PATH, body, stream, parse_message)
+
+        # Unsigned thinking is kept back until a server wants it (llama-server takes none);
+        # then this request and every later one of the run carry it (refusals.Refusals).
+        sent, _, told = await self.refusals.send(build, post, asks_for_thinking, request.params)
+        reply, body, warnings, response = sent
         raw = reply.raw(PATH, body)
         required = body.get("tool_choice") == {"type": "any"} and bool(body.get("tools"))
         if warnings := [*told, *warnings, *choice_warnings(required, response)]:

@@ -44,6 +44,13 @@ from .http import (
     loads_strict,
     quoted,
 )
+from .refusals import (
+    REASONING_ASKED,
+    STREAM_OPTIONS_REFUSED,
+    Posted,
+    Refusals,
+    refuses_stream_options,
+)
 
 PATH = "/chat/completions"
 FAILED_FINISH = ("error", "abort")
@@ -68,15 +75,6 @@ MESSAGE_STATE = "message"
 """The key of the first call's ``provider_state`` holding what may go back on its assistant
 message: the ``REASONING_KEYS`` that came, and ``content`` as it came when it began with the
 model's reasoning in ``<think>`` tags (MiniMax-M2 writes its thinking there)."""
-REASONING_ASKED = "reasoning_asked"
-"""A warning in an exchange's ``raw``: the server refused the request because an assistant
-message that called tools came without its reasoning (DeepSeek's thinking mode: "Missing
-`reasoning_content` field in the assistant message at message index 2"; Kimi K2 thinking:
-"thinking is enabled but reasoning_content is missing in assistant tool call message"), so it
-was sent again with it (``request_body(..., reasoning=True)``), as every later request of the
-run is. Not sent before a server asks: servers that do not know the keys refuse them (Groq:
-"property 'reasoning_content' is unsupported"; Mistral: ``extra_forbidden``; older
-``deepseek-reasoner``: HTTP 400), and each later request would repeat it in the trace."""
 
 
 def tool_arguments(value: Any) -> tuple[dict[str, Any], str | None]:
@@ -623,22 +621,6 @@ def _whole(call: dict[str, Any]) -> bool:
     return True
 
 
-STREAM_OPTIONS_REFUSED = "stream_options_refused"
-"""A warning in an exchange's ``raw``: the server refused the request for its
-``stream_options`` (Mistral: HTTP 422; Azure AI Foundry, Bedrock behind Databricks, some
-gateways: HTTP 400), so it was sent again without them, as every later request of the run is.
-Usage is then whatever the server's stream reports by itself."""
-
-
-def refuses_stream_options(exc: EntrantError | HarnessFault) -> bool:
-    """Whether a call failed because the server does not take ``stream_options``: a refused
-    request (``REQUEST_REFUSED`` or a 4xx, ``ENDPOINT_REJECTED``) whose words name them."""
-    said = str(exc)
-    return exc.code in (REQUEST_REFUSED, "ENDPOINT_REJECTED") and (
-        "stream_options" in said or "include_usage" in said
-    )
-
-
 def asks_for_reasoning(exc: EntrantError | HarnessFault) -> bool:
     """Whether a call failed because the server wants the reasoning of the assistant messages
     that called tools, which the harness keeps but does not send until asked: a refused
@@ -658,37 +640,22 @@ class OpenAITarget:
         key = spec.api_key()
         headers = {"authorization": f"Bearer {key}"} if key else {}
         self.http = HttpEndpoint(spec, headers, rng=rng)
-        self._stream_options = True  # until the server refuses them (STREAM_OPTIONS_REFUSED)
-        self._reasoning = False  # until the server asks for it (REASONING_ASKED)
+        self.refusals = Refusals()  # what the server refused, for the rest of the run
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        body = request_body(request, self.spec, reasoning=self._reasoning)
-        if not self._stream_options:
-            body.pop("stream_options", None)
         stream = ChatStream() if self.spec.stream else None
-        told: list[str] = []
-        while True:
-            try:
-                reply, body, warnings, response = await self.http.post_parsed(
-                    PATH, body, stream, parse_completion
-                )
-                break
-            except (EntrantError, HarnessFault) as exc:
-                # Neither is the entrant's error: usage in a stream is asked for and a server
-                # may not know the field; reasoning is kept back until a server wants it.
-                if "stream_options" in body and refuses_stream_options(exc):
-                    self._stream_options = False
-                    body = {k: v for k, v in body.items() if k != "stream_options"}
-                    told.append(STREAM_OPTIONS_REFUSED)
-                    continue
-                if self._reasoning or not asks_for_reasoning(exc):
-                    raise
-                whole = request_body(request, self.spec, reasoning=True)
-                if whole["messages"] == body["messages"]:
-                    raise  # nothing kept to send: the server's refusal stands
-                self._reasoning = True
-                body = {**body, "messages": whole["messages"]}
-                told.append(REASONING_ASKED)
+
+        def build(reasoning: bool) -> dict[str, Any]:
+            return request_body(request, self.spec, reasoning=reasoning)
+
+        async def post(body: dict[str, Any]) -> Posted:
+            return await self.http.post_parsed(PATH, body, stream, parse_completion)
+
+        # Neither kind of resend is the entrant's error: usage in a stream is asked for and a
+        # server may not know the field (refusals.NEUTRAL); reasoning is kept back until a
+        # server wants it.
+        sent, _, told = await self.refusals.send(build, post, asks_for_reasoning, request.params)
+        reply, body, warnings, response = sent
         # The body is already scrubbed of the key, so is everything parsed from it.
         raw = reply.raw(PATH, body)
         required = body.get("tool_choice") == "required" and bool(body.get("tools"))

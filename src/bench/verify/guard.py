@@ -4,7 +4,8 @@ A PR changes the files of **one** entrant, and is one of two kinds (docs/SUBMISS
 pull request may change"):
 
 * A **results PR** adds files inside exactly one new ``results/<entrant>/<run_id>/``. It may also
-  add or modify that entrant's ``submissions/<entrant>.yaml``, and nothing else: it may not
+  add or modify that entrant's ``submissions/<entrant>.yaml`` while the entrant has no bundle
+  on the base branch (see ``PR_EDITS_PUBLISHED`` below), and nothing else: it may not
   modify or delete anything under ``results/`` (accepted bundles are never rewritten), may not
   touch ``submissions/allowed_signers`` (a key added with the results it signs would vouch for
   itself), may not touch another entrant's files, and may not change code, workflows or tasks.
@@ -13,8 +14,11 @@ pull request may change"):
   whose lines changed is decided from the file at the base and at the head (the principal is
   the first field of each line that is not blank or a comment), not from git's file list. It
   has nothing to verify and goes to maintainer review (CODEOWNERS covers ``/submissions/``).
-  A registration may not change the registry file of an entrant with bundles on the base
-  branch (``PR_EDITS_PUBLISHED``): a results PR, whose bundle the entrant's key signs, may.
+  Neither kind may change the registry file of an entrant with bundles on the base branch
+  (``PR_EDITS_PUBLISHED``): not even a results PR whose bundle the entrant's key signs, since a
+  signed bundle shows who made it, not who opens the pull request (anyone can copy the
+  entrant's next bundle from its own open pull request and carry it with a registry file of
+  their own); a maintainer makes that change.
   The ``allowed_signers`` it leaves must pass the lint ``bench verify`` applies to the whole
   file (``PR_SIGNERS_INVALID``): one bad line would stop every verification on main.
 
@@ -64,9 +68,10 @@ CODES: dict[str, str] = {
     "with bundles on the base branch: they would no longer verify (or a second holder could "
     "sign as that entrant), and nobody but the maintainers can tell the key's holder from "
     "someone else",
-    "PR_EDITS_PUBLISHED": "a registration (no bundle) adding or modifying the registry file of "
-    "an entrant with bundles on the base branch: it renames their rows, and only a results PR "
-    "(signed with the entrant's key) or a maintainer shows who asks",
+    "PR_EDITS_PUBLISHED": "a pull request (a registration, or a results PR: a signed bundle "
+    "shows who made it, not who carries it) adding or modifying the registry file of an "
+    "entrant with bundles on the base branch: it renames their rows, and only a maintainer "
+    "can tell who asks",
     "PR_SIGNERS_INVALID": "a registration whose allowed_signers breaks the lint (a principal "
     "twice, a key registered for two entrants, a non-ed25519 key, a missing namespace option): "
     "once merged, every bundle's verification on main would stop (SIGNERS_UNUSABLE)",
@@ -320,15 +325,17 @@ def guard(
         )
     if signer_changes:
         _check_signers(entrant, signers, published)
-    if bundle is None and published is not None:
+    if published is not None:
         for change, owner in submissions:
             if published(owner):
+                kind = "a results PR" if bundle else "a registration (no bundle)"
                 raise GuardRefusal(
-                    f"a registration (no bundle) changes the registry file of entrant '{owner}', "
-                    "whose bundles are on the base branch: it names and describes their rows, "
-                    "and git cannot tell their owner from someone else; the owner changes it "
-                    "with a results PR (its bundle is signed with the registered key), or a "
-                    "maintainer does",
+                    f"{kind} changes the registry file of entrant '{owner}', whose bundles are "
+                    "on the base branch: it names and describes their rows, and neither git "
+                    "nor a signed bundle tells their owner from someone else (a bundle shows "
+                    "who made it, not who opens the pull request: anyone can carry the "
+                    "entrant's bundle from its own open pull request); a maintainer changes "
+                    "it, and a results PR adds its bundle alone",
                     code="PR_EDITS_PUBLISHED",
                     path=shown(change.path),
                 )

@@ -7,7 +7,9 @@ reproduce it afterwards. So the seed is the SHA-256 of the manifest's bytes toge
 commit the submitter does not control:
 
 * with ``--base-ref REF`` (the pull-request check): the commit REF names, the tip of the base
-  branch when the check ran;
+  branch when the check ran (public beforehand, so a submitter can foresee this sample; the
+  replay is a cross-check of the runner's own path, since every attempt is re-driven from its
+  recording by ``binding.py`` whatever the sample, and main draws again from the merge);
 * otherwise, when the bundle's manifest is committed in the git repository it sits in (the
   re-check on main, a maintainer's live re-run): the commit of the branch's first-parent line
   that added it, i.e. the merge commit (never the contributor's own commit behind it);

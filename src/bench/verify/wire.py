@@ -10,8 +10,9 @@ fewer tokens, a lower cost) beside the body the model really sent, published in 
 transcript file. Here, for every successful call (a failed call records no body), the target's
 own parser (``parse_completion``, ``parse_message``) must read exactly the recorded answer from
 ``raw.response``, and ``raw.request`` must be the body the target builds for the recorded
-request (``request_body``; without ``stream_options``, or without streaming, when the run sent
-it again so: ``STREAM_OPTIONS_REFUSED``, ``STREAM_NOT_SERVED``; with the reasoning of earlier
+request (``request_body``; with the neutral changes a server's refusal asks, when the run sent
+it again so: ``STREAM_OPTIONS_REFUSED``, ``CAP_RENAMED``, ``TOOL_CHOICE_DROPPED``
+(``targets.refusals``); without streaming, ``STREAM_NOT_SERVED``; with the reasoning of earlier
 answers once a server asked for it: ``REASONING_ASKED``). Otherwise
 ``RECORDING_MISMATCH``.
 
@@ -34,6 +35,7 @@ from bench.records.bundle import ATTEMPTS
 from bench.records.run import AttemptRecord
 from bench.targets import anthropic, openai
 from bench.targets.base import ModelRequest, ModelResponse, TargetSpec
+from bench.targets.refusals import CAPS, variants
 
 from .codes import Code
 from .failure import VerifyFailure
@@ -46,17 +48,18 @@ _TARGETS: dict[str, tuple[str, Builder, Parser]] = {
     "openai": (openai.PATH, openai.request_body, openai.parse_completion),
     "anthropic": (anthropic.PATH, anthropic.request_body, anthropic.parse_message),
 }
-# What the harness may have left out of a request it sent again (``post_parsed``; openai's
-# ``complete`` after a server refused ``stream_options``).
-_RESENT = (("stream_options",), ("stream", "stream_options"))
+# What the harness may have left out of a request it sent again unstreamed (``post_parsed``).
+_UNSTREAMED = ("stream", "stream_options")
 
 
 def _sent_bodies(request: dict[str, Any], spec: TargetSpec, build: Builder) -> list[Any]:
-    """Every body the harness may have sent for ``request``: as built, and as sent again
-    without ``stream_options`` or streaming; each of those also with the reasoning of the
-    earlier answers that called tools, which goes back once a server asked for it
+    """Every body the harness may have sent for ``request``: as built, with the neutral changes
+    a server's refusal asks (``refusals.variants``: ``stream_options`` dropped, the token cap
+    under its other name, ``tool_choice: auto`` dropped; each subset of them), and each of
+    those as sent again without streaming; all of them also with the reasoning of the earlier
+    answers that called tools, which goes back once a server asked for it
     (``openai.REASONING_ASKED``, ``anthropic.UNSIGNED_ASKED``: every later request of that run
-    carries it)."""
+    carries it). Nothing else: a body the harness never makes is not taken."""
     model_request = ModelRequest.model_validate(request)
     built = [build(model_request, spec)]
     rebuild = {"openai": openai.request_body, "anthropic": anthropic.request_body}.get(spec.kind)
@@ -65,8 +68,10 @@ def _sent_bodies(request: dict[str, Any], spec: TargetSpec, build: Builder) -> l
         if with_reasoning != built[0]:
             built.append(with_reasoning)
     bodies: list[Any] = []
-    for body in map(_loose, built):
-        bodies += [body, *({k: v for k, v in body.items() if k not in drop} for drop in _RESENT)]
+    for body in built:
+        for shaped in variants(body, CAPS if spec.kind == "openai" else ()):
+            unstreamed = {k: v for k, v in shaped.items() if k not in _UNSTREAMED}
+            bodies += [_loose(shaped), _loose(unstreamed)]
     return bodies
 
 

@@ -15,7 +15,10 @@ same verdict offline, with no judge. It is precise rather than broad: an answer 
 uses a verdict word ("your card will pass the check", "the kettle failed") is not stopped; one
 that tells its grader what to reply, or names its grader, rubric or prompt, is. It matches on a
 folded copy of the answer (NFKC, and Cyrillic and Greek letters that look Latin read as Latin),
-so ``ＰＡＳＳ`` or a Cyrillic ``Р`` does not slip past.
+so ``ＰＡＳＳ`` or a Cyrillic ``Р`` does not slip past; then on the answer's disguises as a
+model reads them (``disguise.py``: its skeleton, decoded, spelled out, leetspeak, rot13,
+backwards), and it stops what a reader does not see or cannot read (hidden markup, a word in two
+scripts, words in base64 or hex) whatever it says.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+
+from . import disguise
 
 GUARD_PREFIX = "not sent to the judge: "
 """Every guard sentence starts with this."""
@@ -236,6 +241,49 @@ _SELF_GRADED = re.compile(
 """The answer describes itself as a grader would, as a rubric does (``The answer says …``,
 ``this response meets …``): what an answer that repeats its rubric back looks like."""
 
+_GRADING = re.compile(
+    # ``the correct grade here is a pass``, ``final score: 10/10``, ``full marks``
+    r"\b(?:grade|grading|graded|verdict|assessment|evaluation|score|scoring|rating)\b"
+    r"(?: [\w'’]{1,20}){0,4} ?[:=]? ?[\"'“”‘’`*(\[]{0,4} ?(?:pass|passed|passing|correct"
+    r"|perfect|100 ?%|1\.0|10 ?/ ?10|5 ?/ ?5)(?![\w/]|\.\d)"
+    r"|\b(?:full|maximum|perfect|top) (?:marks|score|credit|grade|points)\b"
+    # a block that claims to be the answer key: ``Expected answer: …``, ``Correct: yes``
+    r"|^[ >*_`#\"'-]{0,12}(?:expected|correct|reference|gold|model|ideal|target|right)"
+    r" (?:answer|response|output)[ *_`]{0,6}:"
+    r"|^[ >*_`#\"'-]{0,12}(?:correct|accurate|valid|accepted)[ *_`]{0,6}: ?(?:yes|true)\b"
+    # a verdict record: ``{"verdict": "PASS"}``, ``"meets_rubric": true``, ``"result": "pass"``
+    r"|[\"'](?:verdict|result|grade|score|label|decision|judge?ment|evaluation|outcome|passed"
+    r"|pass|correct|is_correct|meets_[a-z_]{1,30}|rating)[\"'] ?: ?(?:[\"'](?:pass|passed"
+    r"|correct|yes|true|accept|accepted)[\"']|true\b|1(?:\.0)?\b)"
+    # the answer labels itself right: ``(correct)``, ``This is the correct answer``
+    r"|\((?:correct|right|verified|accurate|true)\)"
+    r"|[-:=] ?(?:correct|right|verified)[.!]?$"
+    r"|\bthis is (?:the |a )?(?:correct|right|accurate|complete|perfect)"
+    r"(?: (?:and|,) (?:complete|correct|accurate|full|final))? (?:answer|response|reply)\b",
+    _I,
+)
+"""Text that grades the answer, as a grader or an answer key would, in words no other rule
+names: a verdict record, an ``Expected answer:`` block, a self-applied ``(correct)``."""
+
+_FOREIGN_GRADER = re.compile(
+    # the grader, the rubric and the verdict in the languages a judge reads best, on the
+    # skeleton (marks dropped): French, German, Spanish, Italian, Portuguese, Dutch, Turkish,
+    # Polish, Russian, Chinese, Japanese, Korean
+    r"\b(?:evaluat(?:eur|rice|or|ore|ora)s?|examinat(?:eur|or|ore)s?"
+    r"|pruefer|prufer|bewerter|gutachter|korrektor|calificador|valutatore|avaliador"
+    r"|beoordelaar|degerlendirici|notlandirici|oceniajacy|egzaminator"
+    r"|grille d'evaluation|bareme|bewertungs(?:kriterien|schema|raster)|rubrica|rubriek"
+    r"|kryteria oceny|degerlendirme olcut)\b"
+    r"|оценщик|проверяющ|экзаменатор|критери[йи] оценки"
+    r"|评分|评审|评判|判定为|阅卷|評価者|採点|채점|평가자",
+    re.I,
+)
+"""A grader, a rubric or a verdict named in another language."""
+
+_VERDICT_TOKEN = re.compile(r"(?<![\w-])(?-i:PASS|FAIL)(?![\w-])")
+"""The judge's own reply words, in capitals, anywhere: the judge is asked for exactly these,
+in English, whatever language the answer is in."""
+
 _WORDS = re.compile(r"\w+")
 
 
@@ -257,6 +305,35 @@ def _rubric_copied(folded: str, rubric: str) -> bool:
     return f" {' '.join(words)} " in f" {' '.join(_WORDS.findall(folded.casefold()))} "
 
 
+def _first(
+    texts: tuple[str, ...], rules: _Rules, hidden: bool = False
+) -> tuple[str, str, str] | None:
+    """(rule, what, quote) of the first rule that matches any of ``texts``, in rule order;
+    ``hidden``: the texts are the answer's disguises (``disguise.views``), and ``what`` says so."""
+    for rule, pattern, what in rules:
+        for text in texts:
+            match = pattern.search(text)
+            if match is not None:
+                said = f"{what}, in disguise" if hidden else what
+                return rule, said, _quote(text, match.start(), match.end())
+    return None
+
+
+_Rules = tuple[tuple[str, re.Pattern[str], str], ...]
+_RULES: _Rules = (
+    ("role-marker", _ROLE_MARKERS, "carries a chat-template role marker"),
+    ("fence", _FENCE, "forges the marker that fences the answer in the judge's prompt"),
+    ("heading", _HEADINGS, "copies a heading of the judge's prompt"),
+    ("address", _ADDRESS, "speaks to its grader"),
+    ("address", _FOREIGN_GRADER, "speaks to its grader"),
+    ("verdict", _TELLS_VERDICT, "tells its grader what verdict to give"),
+    ("verdict", _VERDICT_LINE, "writes a verdict line, as the judge would"),
+    ("verdict", _VERDICT_TOKEN, "writes a verdict word, as the judge would"),
+    ("self-graded", _SELF_GRADED, "grades itself, in a rubric's words"),
+    ("self-graded", _GRADING, "grades itself, as a grader or an answer key would"),
+)
+
+
 def check_answer(answer: str, rubric: str = "") -> Tripped | None:
     """Why ``answer`` may not be put to a judge, or None when it may (see the module
     docstring). ``rubric`` is the expectation's rubric, for the repeated-rubric rule."""
@@ -276,23 +353,54 @@ def check_answer(answer: str, rubric: str = "") -> Tripped | None:
             "grader can hide",
         )
     folded = fold(answer)
-    rules = (
-        ("role-marker", _ROLE_MARKERS, "carries a chat-template role marker"),
-        ("fence", _FENCE, "forges the marker that fences the answer in the judge's prompt"),
-        ("heading", _HEADINGS, "copies a heading of the judge's prompt"),
-        ("address", _ADDRESS, "speaks to its grader"),
-        ("verdict", _TELLS_VERDICT, "tells its grader what verdict to give"),
-        ("verdict", _VERDICT_LINE, "writes a verdict line, as the judge would"),
-        ("self-graded", _SELF_GRADED, "grades itself, in a rubric's words"),
-    )
-    for rule, pattern, what in rules:
-        match = pattern.search(folded)
-        if match is not None:
-            quote = _quote(folded, match.start(), match.end())
-            return Tripped(rule, f"{GUARD_PREFIX}the answer {what} ({quote})")
-    if rubric and _rubric_copied(folded, rubric):
+    found = _first((folded,), _RULES)
+    if found is None and rubric and _rubric_copied(folded, rubric):
         return Tripped("rubric-copy", f"{GUARD_PREFIX}the answer repeats its rubric word for word")
+    if found is None:
+        disguised = _disguised(answer, folded)
+        if disguised is not None:
+            return disguised
+        found = _first(disguise.views(folded, answer), _RULES, hidden=True)
+    if found is not None:
+        rule, what, quote = found
+        return Tripped(rule, f"{GUARD_PREFIX}the answer {what} ({quote})")
     return None
+
+
+def _disguised(answer: str, folded: str) -> Tripped | None:
+    """Text the answer hides from its reader: invisible markup, a word in two scripts, words
+    in base64 or hex (``disguise.py``)."""
+    markup = disguise.hidden_markup(folded)
+    if markup is not None:
+        return Tripped(
+            "hidden-markup",
+            f"{GUARD_PREFIX}the answer carries markup a reader of it does not see "
+            f"({_quote(folded, markup.start(), markup.end())}), where instructions to the "
+            "grader can hide",
+        )
+    word = disguise.mixed_script(answer)
+    if word is not None:
+        return Tripped(
+            "disguised",
+            f"{GUARD_PREFIX}the answer writes a word in the letters of two scripts "
+            f"({_describe_word(word)}), a disguise that slips a word past a filter",
+        )
+    encoded = disguise.encoded_text(folded)
+    if encoded is not None:
+        return Tripped(
+            "encoded",
+            f"{GUARD_PREFIX}the answer carries words encoded as base64 or hex "
+            f"('{encoded[:_QUOTE]}{'…' if len(encoded) > _QUOTE else ''}'), which a reader "
+            "cannot read and a grader can",
+        )
+    return None
+
+
+def _describe_word(word: str) -> str:
+    """A disguised word, named by its code points rather than quoted (it is made to mislead)."""
+    shown = word if len(word) <= 24 else word[:24] + "…"
+    points = " ".join(f"U+{ord(char):04X}" for char in shown if ord(char) >= 0x80)
+    return f"'{fold(shown)}', with {points}"
 
 
 __all__ = ["GUARD_PREFIX", "MAX_ANSWER_CHARS", "Tripped", "check_answer", "fold"]
