@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -153,6 +153,29 @@ def writable_anywhere() -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
+    from . import command_ended, command_starts
+
+    try:
+        command_starts()  # Ctrl-C is KeyboardInterrupt again: the command cleans up after it
+        return _command(argv)
+    except KeyboardInterrupt:
+        # after the command unwound, while click or _command said how it ended (a second Ctrl-C)
+        command_ended()
+        _interrupted()
+    finally:
+        command_ended()  # at exit, Ctrl-C ends quietly (bench.cli)
+
+
+def _interrupted() -> NoReturn:
+    from .signals import interrupted_exit_code, interrupted_word
+
+    # 130 for Ctrl-C, 143 for SIGTERM (bench.cli.signals): what was written is complete
+    # or not there, as for any other stop
+    click.echo("aborted" if interrupted_exit_code() == 130 else interrupted_word(), err=True)
+    sys.exit(interrupted_exit_code())
+
+
+def _command(argv: list[str] | None) -> Any:
     from bench.core.errors import BenchError
 
     tune_collector()
@@ -175,13 +198,8 @@ def main(argv: list[str] | None = None) -> Any:
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        from .signals import interrupted_exit_code, interrupted_word
-
-        # 130 for Ctrl-C, 143 for SIGTERM (bench.cli.signals): what was written is complete
-        # or not there, as for any other stop
-        click.echo("aborted" if interrupted_exit_code() == 130 else interrupted_word(), err=True)
-        sys.exit(interrupted_exit_code())
+    except click.exceptions.Abort:  # Ctrl-C inside the command; outside it, main's own except
+        _interrupted()
     except BenchError as exc:
         click.echo(f"error[{exc.code}]: {exc.render()}", err=True)
         sys.exit(exc.exit_code)

@@ -473,6 +473,10 @@ def run(
     # under the history or the report) stops only what is said about it, so the last line
     # says the run is whole and how to see it, not "terminated" alone, which read as a run
     # to resume.
+    import shlex
+
+    from bench.core.errors import BenchError
+
     stage = "before its summary was made"
     try:
         from bench.reports.history import DEFAULT_DB, index_run, open_db
@@ -516,13 +520,15 @@ def run(
             click.echo(f"  run directory {run_dir.path}")
             click.echo(f"  report {written}")
             failed = len(summary.failures)
-            show = f"bench show {status.run_id} --runs-dir {runs_dir}"
+            # quoted when it must be, so the line can be pasted (a --runs-dir with spaces)
+            show = f"bench show {status.run_id} --runs-dir {shlex.quote(str(runs_dir))}"
             click.echo(f"  {failed} failed task(s): {show}")
             if summary.not_scorable:
                 # Left out of the score, so named here too: a reader of this summary alone
                 # must not take "passed 2/2" for the whole task set (docs/SCORING.md).
                 click.echo(f"  {_unscored_line(summary.not_scorable)}")
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, OSError, BenchError) as exc:
+        from .main import IO_ERROR, io_message
         from .signals import interrupted_exit_code, interrupted_word
 
         left = (
@@ -530,13 +536,22 @@ def run(
             if status.status == "complete"
             else f"{status.partial_reason}: --resume with a larger run budget finishes it"
         )
-        click.echo(
-            f"{interrupted_word()} after run {status.run_id} finished ({status.status}, "
-            f"{status.attempts_done} attempt(s) written; {left}), {stage}: "
-            f"bench show {status.run_id} --runs-dir {runs_dir} shows it",
-            err=True,
+        finished = (
+            f"run {status.run_id} finished ({status.status}, {status.attempts_done} "
+            f"attempt(s) written; {left}), {stage}: "
+            f"bench show {status.run_id} --runs-dir {shlex.quote(str(runs_dir))} shows it"
         )
-        raise SystemExit(interrupted_exit_code()) from None
+        if isinstance(exc, KeyboardInterrupt):
+            click.echo(f"{interrupted_word()} after {finished}", err=True)
+            raise SystemExit(interrupted_exit_code()) from None
+        if isinstance(exc, BrokenPipeError):  # `bench run ... | head`: bench.cli.main's, quiet
+            raise
+        # A full disk under the history or the report (or a history that cannot be read):
+        # the error, and that the run itself is whole, not a run to resume.
+        said = exc.render() if isinstance(exc, BenchError) else io_message(exc)
+        code = exc.code if isinstance(exc, BenchError) else IO_ERROR
+        click.echo(f"error[{code}]: {said}; {finished}", err=True)
+        raise SystemExit(exc.exit_code if isinstance(exc, BenchError) else 3) from None
     if status.status == "partial":
         click.echo(
             f"partial: {status.partial_reason}; run the same command with a larger run budget "

@@ -1,4 +1,4 @@
-"""SIGTERM is taken as Ctrl-C is (docs/RUNS.md, "Interrupted").
+"""SIGTERM is taken as Ctrl-C is (docs/RUNS.md, "Resume").
 
 SIGTERM is what CI sends when a job is cancelled, and what ``timeout`` sends. Python's default
 for it ends the process on the spot: no ``finally`` ran, so a bundle's staging directory, a

@@ -5,8 +5,11 @@ Every failure is an ``InputError`` naming the file (and line, where the parser k
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
+import os
+import stat
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
@@ -115,9 +118,34 @@ def _load(text: str) -> Any:
     return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
 
 
+def _read_bounded(path: Path) -> bytes:
+    """A regular file's bytes, refused unread when larger than ``MAX_INPUT_BYTES``. A FIFO is
+    opened without waiting for a writer and refused, as is a device or a socket: reading one
+    would block for ever (a FIFO) or never end (``/dev/zero``)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(
+                "not a regular file (a FIFO, socket or device): give a file",
+                code="FILE_TYPE",
+                path=path,
+            )
+        if info.st_size > MAX_INPUT_BYTES:
+            raise InputError(
+                f"larger than {MAX_INPUT_BYTES} bytes", code="FILE_TOO_LARGE", path=path
+            )
+        with open(fd, "rb", closefd=False) as stream:
+            return stream.read(MAX_INPUT_BYTES + 1)
+    finally:
+        os.close(fd)
+
+
 def _read_text(path: Path) -> str:
     try:
-        data = path.read_bytes()
+        data = _read_bounded(path)
     except FileNotFoundError:
         raise InputError("file not found", code="FILE_MISSING", path=path) from None
     except IsADirectoryError:

@@ -18,6 +18,8 @@ from bench.core.errors import BenchError, InputError
 from .index import Corpus
 from .passages import Passage, parse_markdown
 
+MAX_DOCUMENT_BYTES = 32 * 1024 * 1024  # as for a task or target file (FILE_TOO_LARGE)
+
 
 class CorpusLibrary:
     """Loads documents under ``root`` (UTF-8 Markdown) and builds cached corpora from them."""
@@ -63,6 +65,12 @@ class CorpusLibrary:
             return cached
         path = self._locate(doc)
         try:
+            if path.stat().st_size > MAX_DOCUMENT_BYTES:  # refused unread (a 1 GB file was read)
+                raise InputError(
+                    f"corpus document '{doc}' is larger than {MAX_DOCUMENT_BYTES} bytes",
+                    code="FILE_TOO_LARGE",
+                    path=path,
+                )
             data = path.read_bytes()
         except OSError as exc:
             raise_if_disk(exc, path)  # the disk, not the corpus: IO_ERROR
@@ -79,6 +87,15 @@ class CorpusLibrary:
                 code="CORPUS_ENCODING",
                 path=path,
             ) from None
+        nul = data.find(b"\x00")
+        if nul >= 0:
+            # Valid UTF-8, but a binary file (or a text file a tool padded): its passages would
+            # carry NULs into prompts, hashes and the page, and no Markdown editor shows them.
+            raise InputError(
+                f"corpus document '{doc}' contains a NUL byte (byte {nul}): not a text file",
+                code="CORPUS_ENCODING",
+                path=path,
+            )
         try:
             passages = tuple(parse_markdown(doc, text))
         except BenchError as exc:
