@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from bench.core.budget import Budget
-from bench.core.errors import InputError, UsageError
+from bench.core.errors import EntrantError, InputError, UsageError
 from bench.records import RunStore
 from bench.runner import RunRequest, start_run
 from bench.runner.agent import ToolServer, ToolSession
@@ -148,7 +148,14 @@ def test_a_tool_call_over_budget_ends_the_attempt(mini: Path, agent: AgentServer
 def test_unreachable_agent(mini: Path) -> None:
     with AgentServer() as gone:
         url = gone.url
-    run_dir, _ = run(mini, target_file(mini, url), task_ids=("qa-0001",))  # type: ignore[misc]
+    # Refused before anything is written (no request: it would run a turn) ...
+    with pytest.raises(EntrantError) as refused:
+        run(mini, target_file(mini, url), task_ids=("qa-0001",), wait_ready_s=0)
+    assert refused.value.code == "ENDPOINT_UNREACHABLE" and not (mini / "runs").exists()
+    # ... and an attempt that cannot connect (the live verifier checks nothing first) errs.
+    run_dir, _ = run(  # type: ignore[misc]
+        mini, target_file(mini, url), task_ids=("qa-0001",), require_connection=False
+    )
     [record] = run_dir.attempts()  # type: ignore[attr-defined]
     assert record.outcome == "errored" and record.reason.startswith("ENDPOINT_UNREACHABLE")
 

@@ -114,6 +114,21 @@ class HttpAgentTarget:
         await self._endpoint.aclose()
 
 
+def _json_type(value: Any) -> str:
+    """What a decoded JSON value is, in JSON's words (``null``, not ``NoneType``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return "a string" if isinstance(value, str) else f"a {type(value).__name__}"
+
+
 def agent_reply(request: dict[str, Any], response: dict[str, Any]) -> AgentReply:
     """The agent's turn from its reply body: ``AGENT_NO_ANSWER`` / ``AGENT_BAD_ANSWER`` (with
     the request and reply, so the trace keeps them) when it has no string ``answer``. The run
@@ -130,7 +145,7 @@ def agent_reply(request: dict[str, Any], response: dict[str, Any]) -> AgentReply
     answer = response["answer"]
     if not isinstance(answer, str):
         raise AgentReplyError(
-            f"the agent's 'answer' is a {type(answer).__name__}, not a string",
+            f"the agent's 'answer' is {_json_type(answer)}, not a string",
             code="AGENT_BAD_ANSWER",
             request=request,
             response=response,

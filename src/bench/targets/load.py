@@ -32,9 +32,14 @@ MODEL_UNSET = "<unset: --model or BENCH_<PROVIDER>_MODEL>"
 (``--model``) or the environment (``BENCH_<PROVIDER>_MODEL``) supplies it: ``build_target``
 refuses a target still holding it, so no run records it."""
 
+MODEL_REQUEST_KINDS: tuple[str, ...] = ("scripted", "cassette", *HTTP_KINDS)
+"""The kinds the harness sends model requests to: an http-agent is sent whole turns, which
+carry no sampling parameters and no tool-choice policy."""
 # Fields only some kinds read; a target file of another kind naming one is a mistake.
 FIELD_KINDS: dict[str, tuple[str, ...]] = {
     "callable": ("scripted",),
+    "params": MODEL_REQUEST_KINDS,
+    "tool_choice": MODEL_REQUEST_KINDS,
     "cassette": ("cassette",),
     "provider": HTTP_KINDS,
     "base_url": HTTP_KINDS + AGENT_KINDS,
@@ -83,14 +88,24 @@ def read_target_spec(path: Path) -> TargetSpec:
     for name, value in raw.items():
         owners = FIELD_KINDS.get(str(name))
         if owners is not None and value is not None and spec.kind not in owners:
-            whose = " and ".join(owners) if owners else "the harness (recorded runs)"
+            whose = _listed(owners) if owners else "the harness (recorded runs)"
             raise InputError(
-                f"unknown field for a {spec.kind} target (it is for {whose})",
+                f"unknown field for {_article(spec.kind)} {spec.kind} target (it is for {whose})",
                 code="TARGET_INVALID",
                 path=path,
                 field=str(name),
             )
     return spec
+
+
+def _article(kind: str) -> str:
+    """The article before a kind's name in a message: "an http-agent target"."""
+    return "an" if kind in AGENT_KINDS else "a"
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    """``openai and anthropic``; ``scripted, cassette, openai and anthropic``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _kind_of(value: object) -> str:

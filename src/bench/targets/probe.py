@@ -10,7 +10,9 @@ A server that declares nothing is ``unknown``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import socket
 import ssl
 import time
@@ -25,7 +27,7 @@ from bench.core.models import Strict
 
 from . import declared as declarations
 from . import wire
-from .base import TargetSpec
+from .base import AGENT_KINDS, TargetSpec
 from .declared import Answer, Answered
 from .http import closing, uses_wire
 
@@ -374,7 +376,8 @@ async def server_identity(
 ) -> ServerIdentity | None:
     """What the server behind an OpenAI-compatible or Anthropic target declares, for the run's
     fingerprint; ``None`` for every other kind. A server that answers nothing it is asked (but
-    accepts connections) is ``unknown``.
+    accepts connections) is ``unknown``. An ``http-agent`` declares nothing, but is refused as
+    below when nothing accepts connections at its ``base_url`` (``_listening``: no HTTP sent).
 
     A server still loading its model (:meth:`ProbeReport.loading`) is probed again every
     ``poll_s`` for up to ``wait_s`` (``on_wait`` is told once): its attempts would only error,
@@ -388,6 +391,10 @@ async def server_identity(
     ``refuse_unreachable=False``: such a server is ``unknown``, as one that answers nothing.
     ``on_wait`` is also told when the server declares a chat template without tools
     (``TOOLS_DROPPED``): the run goes on, and its tool tasks will fail for it."""
+    if spec.kind in AGENT_KINDS and spec.base_url is not None:
+        if refuse_unreachable:
+            await _listening(spec.base_url, timeout_s, wait_s, poll_s, on_wait)
+        return None
     if spec.kind not in IDENTIFIED_KINDS or spec.base_url is None:
         return None
     headers = probe_headers(spec)
@@ -398,13 +405,10 @@ async def server_identity(
         left = deadline - time.monotonic()
         why = report.not_connected() if refuse_unreachable else None
         if why is not None and (why != REFUSED or left <= 0):
-            raise _unreachable(report, why, wait_s)
+            raise _unreachable(report.url, why, wait_s)
         if why == REFUSED:
             if on_wait is not None and not told:
-                on_wait(
-                    f"waiting up to {wait_s:g} s for the server at {report.url} to accept "
-                    "connections (refused: not started yet?)"
-                )
+                on_wait(WAITING_REFUSED.format(wait_s=wait_s, url=report.url))
                 told = True
             await asyncio.sleep(min(poll_s, left))
             continue
@@ -428,9 +432,67 @@ async def server_identity(
         await asyncio.sleep(min(poll_s, left))
 
 
-def _unreachable(report: ProbeReport, why: str, wait_s: float) -> EntrantError:
+WAITING_REFUSED = (
+    "waiting up to {wait_s:g} s for the server at {url} to accept connections (refused: not "
+    "started yet?)"
+)
+
+
+async def _connects(host: str, port: int, timeout_s: float) -> str | None:
+    """Why a TCP connection to ``host:port`` could not be made (``REFUSED``, ``NO_SUCH_HOST``),
+    or None: it was made (and closed at once, nothing sent) or timed out (something may be
+    there, as a probe that timed out)."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            _, writer = await asyncio.open_connection(host, port)
+    except TimeoutError:
+        return None
+    except OSError as exc:
+        return _unconnected(exc)
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return None
+
+
+async def _listening(
+    base_url: str,
+    timeout_s: float,
+    wait_s: float,
+    poll_s: float,
+    on_wait: Callable[[str], None] | None,
+) -> None:
+    """An ``http-agent``'s start-up check: a TCP connection to its ``base_url``'s host and
+    port, waited for and refused as an OpenAI-compatible server that refuses connections
+    (``server_identity``). Only a connection: any HTTP request to an agent would run a turn.
+    An agent reached through a proxy is not checked (a direct connection says nothing)."""
+    parts = urlsplit(base_url.strip())
+    try:
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    except ValueError:  # check_base_url refused it already; nothing to connect to here
+        return
+    host = parts.hostname or ""
+    loopback = host.lower() in ("localhost", "::1") or host.startswith("127.")
+    proxies = (f"{parts.scheme.lower()}_proxy", "all_proxy")  # as httpx reads them
+    if not host or (
+        not loopback and any(os.environ.get(n) or os.environ.get(n.upper()) for n in proxies)
+    ):
+        return
+    url = server_root(base_url)
+    deadline = time.monotonic() + wait_s
+    told = False
+    while (why := await _connects(host, port, timeout_s)) is not None:
+        left = deadline - time.monotonic()
+        if why != REFUSED or left <= 0:
+            raise _unreachable(url, why, wait_s)
+        if on_wait is not None and not told:
+            on_wait(WAITING_REFUSED.format(wait_s=wait_s, url=url))
+            told = True
+        await asyncio.sleep(min(poll_s, left))
+
+
+def _unreachable(url: str, why: str, wait_s: float) -> EntrantError:
     """``ENDPOINT_UNREACHABLE`` for a run's server that no probe connected to, in one line."""
-    url = report.url
     host = urlsplit(url).hostname or url
     if why == NO_SUCH_HOST:
         text = f"the host name {host!r} of {url} does not resolve; check the target's base_url"

@@ -12,6 +12,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from pydantic_core import to_jsonable_python
 from bench.core.canonical import canonical_json
 from bench.core.errors import EntrantError, InputError
 from bench.core.recordtext import unfit_text
+from bench.core.validation import field_path
 
 from .base import ARGUMENT_DEPTH, BODY_DEPTH, ModelRequest, ModelResponse, TargetSpec, too_deep
 
@@ -75,7 +77,7 @@ def resolve_callable(reference: str, base: Path, target_file: Path) -> Responder
             module = importlib.import_module(location)
         except ImportError as exc:
             raise InputError(
-                f"cannot import module '{location}': {exc}",
+                f"cannot import module '{location}': {exc}{_file_hint(location, name, exc, base)}",
                 code="TARGET_CALLABLE",
                 path=target_file,
                 field="callable",
@@ -99,6 +101,28 @@ def resolve_callable(reference: str, base: Path, target_file: Path) -> Responder
     return responder
 
 
+def _file_hint(location: str, name: str, exc: ImportError, base: Path) -> str:
+    """For a module that is not found at all: where modules come from, and the callable
+    named as the file it may be (``mybot:answer`` beside you is ``mybot.py:answer``)."""
+    missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    if missing is None or not (location == missing or location.startswith(missing + ".")):
+        return ""  # the module was found; something it imports was not
+    relative = Path(*location.split(".")).with_suffix(".py")
+    here = Path.cwd() / relative
+    if here.is_file():
+        named = Path(os.path.relpath(here, base.resolve())).as_posix()
+        return (
+            f"; modules come from sys.path, which does not hold the current directory where "
+            f"{relative.as_posix()} is: name the file, relative to the target file, as "
+            f"'{named}:{name}'"
+        )
+    return (
+        "; modules come from sys.path (installed packages, PYTHONPATH), not the current "
+        f"directory: a file is named relative to the target file, as '{relative.as_posix()}:"
+        f"{name}'"
+    )
+
+
 class ScriptedTarget:
     def __init__(self, spec: TargetSpec, responder: Responder) -> None:
         self.spec = spec
@@ -118,9 +142,11 @@ class ScriptedTarget:
                 else ModelResponse.model_validate(result)
             )
         except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = field_path(first["loc"])  # the field, so "Extra inputs" names it
             raise EntrantError(
                 f"the scripted entrant returned something that is not a ModelResponse: "
-                f"{exc.errors(include_url=False)[0]['msg']}",
+                f"{where + ': ' if where else ''}{first['msg']}",
                 code="ENTRANT_BAD_RESPONSE",
             ) from None
         if response.raw is not None:
