@@ -22,6 +22,11 @@ PLAIN_DRAWS = 600_000
 CPU); larger task sets use numpy."""
 
 
+ROW_DRAWS = 32_768
+"""About how many picks a family draws at a time: whole resamples, enough for
+``draws.Draws``' block path (``FAST_COUNT``), few enough that the picks held stay small."""
+
+
 GAP_TOLERANCE = 1e-12
 """A resample's headline within this of the headline is the headline: sums of task values in
 [0, 1] taken in another order differ by about 1e-16 per term, and a resample with no spread
@@ -87,7 +92,14 @@ def plain_studentized(
     resampled = [0.0] * B  # each resample's headline
     variance = [0.0] * B  # each resample's estimated variance of it
     total_sq = 0.0
-    for c, mean in zip(cols, means, strict=True):
+    # A family whose task values are all equal adds the same to every resample whatever its
+    # picks (n equal terms summed in one order), so its picks are only drawn to keep the stream
+    # where numpy's is for the families after it, and not at all after the last family whose
+    # picks matter.
+    alike = [len({x[t] for t in c}) == 1 for c in cols]
+    matter = [len(c) >= 2 and not same for c, same in zip(cols, alike, strict=True)]
+    last_drawn = max((f for f, m in enumerate(matter) if m), default=-1)
+    for f, (c, mean) in enumerate(zip(cols, means, strict=True)):
         n = len(c)
         values = [x[t] for t in c]
         weight = 1.0 / (F * n)
@@ -101,12 +113,27 @@ def plain_studentized(
         squares = [d * d * share for d in dev]
         total_sq += math.fsum(squares)
         scale = 1.0 / (n * F * math.sqrt(n - 1))
-        family_picks = draws.integers(n, B * n)  # row b is picks b*n .. b*n+n-1, as numpy's
-        for b in range(B):
-            picks = family_picks[b * n : b * n + n]
-            resampled[b] += sum(map(values.__getitem__, picks)) * weight
-            shift = sum(map(dev.__getitem__, picks)) * scale
-            variance[b] += sum(map(squares.__getitem__, picks)) - shift * shift
+        rows = max(1, ROW_DRAWS // n)  # picks drawn this many resamples at a time
+        if alike[f]:
+            if f < last_drawn:
+                for first in range(0, B, rows):
+                    draws.integers(n, min(rows, B - first) * n)
+            added = sum(values) * weight
+            shift = sum(dev) * scale
+            spread_part = sum(squares) - shift * shift
+            for b in range(B):
+                resampled[b] += added
+                variance[b] += spread_part
+            continue
+        for first in range(0, B, rows):
+            # row b is picks b*n .. b*n+n-1, as numpy's; successive calls continue the stream
+            # as one call would, and hold a few rows' picks at a time, not B rows'
+            chunk = draws.integers(n, min(rows, B - first) * n)
+            for b, at in zip(range(first, B), range(0, len(chunk), n), strict=False):
+                picks = chunk[at : at + n]
+                resampled[b] += sum(map(values.__getitem__, picks)) * weight
+                shift = sum(map(dev.__getitem__, picks)) * scale
+                variance[b] += sum(map(squares.__getitem__, picks)) - shift * shift
     se = math.sqrt(total_sq)
     pivots = []
     for m, v in zip(resampled, variance, strict=True):
