@@ -4,11 +4,15 @@ never a pass/fail test.
 
     .venv/bin/python benchmarks/bench_board.py [--entrants 10 100 1000] [--tasks 300]
         [--repeats 5] [--resamples 10000] [--frontier-resamples 1000] [--pairs 5]
-        [--no-failures] [--no-browser] [--templates DIR] [--keep DIR]
+        [--no-failures] [--no-browser] [--templates DIR] [--keep DIR] [--views none|pairs|all]
 
 Each entrant's failed tasks carry a failing sentence and a transcript link, as a loaded run's
 do (``--no-failures``: none, as this benchmark's first versions had). ``--templates`` measures
 another copy of the templates (e.g. an older checkout's, with its ``src`` on PYTHONPATH).
+``--views`` adds what ``bench board build`` computes from the runs' task values beside the rows
+and carries in the page: ``pairs`` the "is A better than B?" panel (``board.pairs``), ``all``
+that and the "rank by" view's ranks per family (``board.standings``), each timed apart; the
+default, ``none``, is the page this benchmark has always measured.
 """
 
 from __future__ import annotations
@@ -256,6 +260,12 @@ def main() -> None:
     parser.add_argument("--no-failures", action="store_true", help="no failed-task sentences")
     parser.add_argument("--templates", type=Path, default=REPO / "site_templates")
     parser.add_argument("--keep", type=Path, help="write each page here as index-<E>.html")
+    parser.add_argument(
+        "--views",
+        choices=("none", "pairs", "all"),
+        default="none",
+        help="the build-time views the page carries (see above)",
+    )
     args = parser.parse_args()
     print(f"tasks {args.tasks} x repeats {args.repeats}, B = {args.resamples}, "
           f"frontier B = {args.frontier_resamples}, failed-task sentences "
@@ -266,21 +276,40 @@ def main() -> None:
         board = build_rows(entries, inputs_hash="bench", seed=1, B=args.resamples,
                            frontier_B=args.frontier_resamples)  # fmt: skip
         t_rows = time.perf_counter() - t0
+        pair_views, standing_views, t_pairs, t_standings = None, None, 0.0, 0.0
+        if args.views != "none":
+            from bench.board.pairs import board_pairs
+
+            t0 = time.perf_counter()
+            pair_views = board_pairs(board, entries)
+            t_pairs = time.perf_counter() - t0
+        if args.views == "all":
+            from bench.board.standings import board_standings
+
+            t0 = time.perf_counter()
+            standing_views = board_standings(board, entries)
+            t_standings = time.perf_counter() - t0
         with tempfile.TemporaryDirectory() as tmp:
             options = BuildOptions(out=Path(tmp) / "site", templates=args.templates,
                                    methodology=REPO / "docs" / "METHODOLOGY.md",
                                    repo_url=REPO_URL)  # fmt: skip
             t0 = time.perf_counter()
-            page = render_board(board, options)
+            page = render_board(board, options, pair_views, standing_views)
             t_page = time.perf_counter() - t0
         per_pair = scipy_pair_seconds(entries, args.pairs, args.resamples)
         pairs = n * (n - 1) // 2
         if args.keep:
             args.keep.mkdir(parents=True, exist_ok=True)
             (args.keep / f"index-{n}.html").write_bytes(page)
+        views = ""
+        if args.views != "none":
+            views = f"pairs {t_pairs:6.2f} s | "
+        if args.views == "all":
+            views += f"ranks by family {t_standings:6.2f} s | "
+        whole = t_rows + t_pairs + t_standings + t_page
         print(
-            f"E={n:5d}: statistics {t_rows:7.2f} s | page {t_page:6.2f} s | "
-            f"whole build {t_rows + t_page:6.2f} s | "
+            f"E={n:5d}: statistics {t_rows:7.2f} s | {views}page {t_page:6.2f} s | "
+            f"whole build {whole:6.2f} s | "
             f"{len(page) / 1e6:6.2f} MB raw, {len(gzip.compress(page, 6)) / 1e6:5.2f} MB gzip | "
             f"scipy.stats.bootstrap {per_pair * 1e3:6.1f} ms/pair x {pairs} pairs = "
             f"{per_pair * pairs:9.1f} s (extrapolated), ratio {per_pair * pairs / t_rows:8.1f}x"

@@ -413,6 +413,19 @@ document.addEventListener("DOMContentLoaded", function () {
     return r.tasks + " of " + tasks(r.tasks + missing) + " scored (" + ran + "; " + missing +
       " not scored, left out of the mean and named below)";
   }
+  // A row's rank on one family or category (the "rank by" view's), after its figure.
+  function standing(item, ci, key, kind, name) {
+    var views = rankViews[ci], row = rowOf.get(ci + "\u0000" + key);
+    if (!views || !row) return;
+    for (var k = 0; k < views.length; k++) {
+      if (views[k].kind !== kind || views[k].name !== name) continue;
+      var rank = rowRank(row.tr, k);
+      if (!rank) return;
+      var lo = rank[0], hi = rank[1];
+      item.appendChild(el("span", " rank " + lo + (hi === lo ? "" : " (range " + lo + "–" + hi + ")") + " on this " + kind + " alone", "sub standing"));
+      return;
+    }
+  }
   function dl(pairs) {
     var list = el("dl");
     pairs.forEach(function (p) {
@@ -496,6 +509,7 @@ document.addEventListener("DOMContentLoaded", function () {
     r.families.forEach(function (f) {
       var item = fams.appendChild(el("li", f.family + " (" + tasks(f.n) + "): "));
       item.appendChild(noted(est(f.score), point(f.score, "every task of the family has the same value")));
+      standing(item, cohortIndex, key, "family", f.family);
     });
     if (!r.families.length) fams.appendChild(el("li", "—"));
     parts.appendChild(fams);
@@ -503,6 +517,18 @@ document.addEventListener("DOMContentLoaded", function () {
     r.families.forEach(function (f) {
       if (familyNotes[f.family]) parts.appendChild(el("p", familyNotes[f.family], "sub family-note"));
     });
+    if (r.categories && r.categories.length) {
+      parts.appendChild(el("h3", "Category scores (" + r.categories.length + ")"));
+      var cats = el("ul", null, "categories");
+      r.categories.forEach(function (c) {
+        var item = cats.appendChild(el("li", c.category + " (" + tasks(c.tasks) + "): "));
+        if (c.score) item.appendChild(est(c.score));
+        else item.appendChild(document.createTextNode(c.tasks ? "not scored" : "not run"));
+        if (c.score && c.scored < c.tasks) item.appendChild(document.createTextNode(" (" + (c.tasks - c.scored) + " not scored)"));
+        standing(item, cohortIndex, key, "category", c.category);
+      });
+      parts.appendChild(cats);
+    }
     parts.appendChild(el("h3", "Language scores (plain means, not stratified)"));
     var langs = el("ul", null, "languages");
     r.languages.forEach(function (s) { langs.appendChild(el("li", s.language + " (" + tasks(s.n) + "): " + fmt(s.mean, 3))); });
@@ -751,6 +777,123 @@ document.addEventListener("DOMContentLoaded", function () {
     var wanted = fCohort.value ? "#cohort=" + encodeURIComponent(fCohort.value) : "";
     if (location.hash === wanted || !(wanted || /^#cohort=/.test(location.hash))) return;
     try { history.replaceState(null, "", location.href.split("#")[0] + wanted); } catch (err) { /* file: quirks */ }
+  });
+
+  // "Rank by": per cohort, its ranked rows' ranks on one family or suite category, computed at
+  // build time (standings.py): the options name the families or categories, and each ranked
+  // row carries its own ranks on them (data-ranks, "lo-hi" per option). Choosing one re-sorts
+  // the table by those ranks (then the column's figure as shown, then the board's order) and
+  // the Rank column shows them; choosing the headline puts back the cells the build wrote.
+  function rankCell(view, lo, hi, tied) {
+    var shown = el("span");
+    shown.setAttribute("aria-hidden", "true");
+    shown.appendChild(document.createTextNode(String(lo)));
+    shown.appendChild(el("span", lo + "–" + hi, "range"));
+    if (tied) shown.appendChild(el("span", "tied", "tie"));
+    var words = "rank " + lo + " on " + view.kind + " " + view.name +
+      (tied ? ", tied with " + tied + " other row" + (tied !== 1 ? "s" : "") : "") + "; " +
+      (hi === lo ? "the data allow no other rank" : "the data allow ranks " + lo + " to " + hi);
+    return [shown, el("span", words, "sr-only")];
+  }
+  // per cohort: its "rank by" options ({kind, name, tasks, test}), or null without the view
+  var rankViews = tables.map(function (t) {
+    var box = t.section.querySelector("div.rank-by");
+    if (!box) return null;
+    return Array.prototype.slice.call(box.querySelectorAll("option[data-kind]")).map(function (o) {
+      return { kind: o.getAttribute("data-kind"), name: o.getAttribute("data-name"),
+        tasks: Number(o.getAttribute("data-tasks")), test: o.getAttribute("data-test") };
+    });
+  });
+  // a row's [lo, hi] on its cohort's k-th option, or null (not ranked there)
+  function rowRank(tr, k) {
+    var all = tr.getAttribute("data-ranks");
+    var part = all ? all.split(" ")[k] : undefined;
+    if (!part) return null;
+    var ends = part.split("-");
+    return [Number(ends[0]), Number(ends[1])];
+  }
+  tables.forEach(function (t, ci) {
+    var views = rankViews[ci];
+    if (!views || !views.length) return;
+    var box = t.section.querySelector("div.rank-by");
+    var select = box.querySelector("select"), note = box.querySelector(".rank-by-note");
+    t.rows.forEach(function (r) {
+      r.cell = r.tr.cells[0];
+      r.built = Array.prototype.slice.call(r.cell.childNodes);
+      r.boardOrder = r.order;
+      r.boardRank = r.tr.getAttribute("data-rank");
+    });
+    function shownValue(r, view) {
+      var cells = r.tr.cells, cell = null;
+      for (var i = 0; i < cells.length; i++) if (cells[i].getAttribute("data-" + view.kind) === view.name) { cell = cells[i]; break; }
+      var raw = cell ? cell.getAttribute("data-value") : "";
+      return raw === null || raw === "" ? null : Number(fmt(Number(raw), view.kind === "family" ? 2 : 3));
+    }
+    function choose() {
+      var k = select.selectedIndex - 1, view = k >= 0 ? views[k] : null;
+      t.table.querySelectorAll(".ranked-by").forEach(function (n) { n.classList.remove("ranked-by"); });
+      if (view) {
+        t.table.querySelectorAll("[data-" + view.kind + "]").forEach(function (n) {
+          if (n.getAttribute("data-" + view.kind) === view.name) n.classList.add("ranked-by");
+        });
+      }
+      var keyed = t.rows.map(function (r) {
+        var rank = view ? rowRank(r.tr, k) : null;
+        return { r: r, rank: rank, lo: rank ? rank[0] : null, v: rank ? shownValue(r, view) : null };
+      });
+      var holders = new Map();
+      keyed.forEach(function (x) { if (x.lo !== null) holders.set(x.lo, (holders.get(x.lo) || 0) + 1); });
+      keyed.forEach(function (x) {
+        if (x.rank === null) {
+          x.r.cell.replaceChildren.apply(x.r.cell, x.r.built);
+          x.r.tr.setAttribute("data-rank", x.r.boardRank);
+        } else {
+          x.r.cell.replaceChildren.apply(x.r.cell, rankCell(view, x.lo, x.rank[1], holders.get(x.lo) - 1));
+          x.r.tr.setAttribute("data-rank", String(x.lo));
+        }
+      });
+      keyed.sort(function (a, b) {
+        if ((a.lo === null) !== (b.lo === null)) return a.lo === null ? 1 : -1;
+        if (a.lo !== null && a.lo !== b.lo) return a.lo - b.lo;
+        if ((a.v === null) !== (b.v === null)) return a.v === null ? 1 : -1;
+        if (a.v !== null && a.v !== b.v) return b.v - a.v;
+        return a.r.boardOrder - b.r.boardOrder;
+      });
+      t.rows = keyed.map(function (x, i) { x.r.order = i; return x.r; });
+      t.table.querySelectorAll("th button").forEach(function (b) { b.removeAttribute("data-sorted"); });
+      t.table.querySelectorAll("th").forEach(function (th) { th.removeAttribute("aria-sort"); });
+      var fragment = document.createDocumentFragment();
+      t.rows.forEach(function (r) { fragment.appendChild(r.tr); });
+      t.table.tBodies[0].appendChild(fragment);
+      showRows(t);
+      // the Rank header names what it ranks by; the chosen column is brought into the table's
+      // view beside the rank and entrant columns that stay at its left (a phone's scroll with
+      // the numbers: there the ranks stay in view, and the column is a swipe away)
+      var head = t.table.tHead.rows[0], label = head.cells[0].querySelector(".ranked-on");
+      if (label) label.remove();
+      if (!view) { note.textContent = ""; return; }
+      // the kind, not the name: a category's name does not fit the narrow column (the
+      // column itself is marked, and the note names it)
+      var on = head.cells[0].appendChild(el("span", "by " + view.kind, "sub ranked-on"));
+      on.title = view.kind + " " + view.name;
+      var th = head.querySelector("th.ranked-by"), wrap = t.table.parentNode;
+      var stuck = head.cells[0].offsetWidth + head.cells[1].offsetWidth;
+      if (th && window.getComputedStyle(head.cells[0]).left !== "auto" &&
+          (th.offsetLeft < wrap.scrollLeft + stuck || th.offsetLeft + th.offsetWidth > wrap.scrollLeft + wrap.clientWidth)) {
+        wrap.scrollLeft = Math.max(0, th.offsetLeft - stuck);
+      }
+      var B = data.board.resamples.toLocaleString("en-US");
+      var how = view.test === "sign-flip"
+        ? "below 30 tasks the exact sign-flip test of the task differences decides"
+        : view.test === "none"
+          ? "too few resamples (" + B + ") to tell rows apart: every row shares rank 1"
+          : "a row is ahead of another when it is ahead in more than " + fmt(100 - (100 - data.board.level * 100) / 2, 1) +
+            " % of the cohort's " + B + " resamples of these tasks";
+      note.textContent = "Ranked by " + view.kind + " " + view.name + ": on its " + tasks(view.tasks) +
+        " every ranked row scored; " + how + ". Reference and unranked rows follow; every other column is unchanged (choose the headline for its ranks).";
+    }
+    select.addEventListener("change", choose);
+    box.hidden = false;
   });
 
   // "Is A better than B?": per cohort, two rows picked from its ranked rows and their paired

@@ -250,10 +250,15 @@ def suite_pages(
 
 
 def render_board(
-    board: Board, options: BuildOptions, pairs: list[dict[str, Any] | None] | None = None
+    board: Board,
+    options: BuildOptions,
+    pairs: list[dict[str, Any] | None] | None = None,
+    standings: list[dict[str, Any] | None] | None = None,
 ) -> bytes:
-    """The page of ``board``; ``pairs``: its cohorts' comparisons (``pairs.board_pairs``), None
-    for a board made without its runs' task values (no "is A better than B?" view)."""
+    """The page of ``board``; ``pairs``: its cohorts' comparisons (``pairs.board_pairs``), and
+    ``standings``: their ranks per family and category (``standings.board_standings``); None
+    for a board made without its runs' task values (no "is A better than B?" or "rank by"
+    view)."""
     from .page import packaged_asset, page_context, render_page
 
     if options.methodology is None:
@@ -265,7 +270,7 @@ def render_board(
             raise BoardBuildError(
                 f"cannot read: {exc.strerror}", code="BOARD_TEMPLATE", path=options.methodology
             ) from None
-    context = page_context(board, options.templates, markdown, options.repo_url, pairs)
+    context = page_context(board, options.templates, markdown, options.repo_url, pairs, standings)
     return render_page(context, options.templates).encode("utf-8")
 
 
@@ -350,9 +355,11 @@ def build(options: BuildOptions) -> BuildResult:
         if page.suite is not None and len(plan) > 1
     ]
     from .pairs import board_pairs
+    from .standings import board_standings
 
     boards: list[tuple[str, Board]] = []
     pairs: dict[str, list[dict[str, Any] | None]] = {}
+    standings: dict[str, list[dict[str, Any] | None]] = {}
     warnings: list[str] = []
     for page in plan:
         board = build_rows(
@@ -363,6 +370,7 @@ def build(options: BuildOptions) -> BuildResult:
             frontier_B=options.frontier_resamples,
         )
         pairs[page.stem] = board_pairs(board, page.entries)  # its cohorts' paired differences
+        standings[page.stem] = board_standings(board, page.entries)  # ranks per category
         board = attach_registry(board, records)
         page_warnings = [*board.warnings, *problems, *replays, *page.notes]
         if not entries:
@@ -404,7 +412,7 @@ def build(options: BuildOptions) -> BuildResult:
         files[VIEWER] = viewer_page(options.templates)
     for stem, board in boards:
         data = "board" if stem == "index" else stem
-        files[f"{stem}.html"] = render_board(board, options, pairs.get(stem))
+        files[f"{stem}.html"] = render_board(board, options, pairs.get(stem), standings.get(stem))
         files[f"{data}.json"] = (board.model_dump_json(indent=2) + "\n").encode("utf-8")
     write_site(options.out, files)
     return BuildResult(

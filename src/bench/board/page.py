@@ -82,6 +82,10 @@ class PageContext:
     """Per cohort, its rows' paired differences (``pairs.board_pairs``) for the "is A better
     than B?" view; None (for the page or a cohort): no such view (rows made without their
     runs' task values, as a synthetic board's are)."""
+    standings: list[dict[str, Any] | None] | None = None
+    """Per cohort, its ranked rows' ranks per family and per suite category
+    (``standings.board_standings``) for the "rank by" view: its options name them, and each
+    ranked row carries its own (``data-ranks``, :func:`row_ranks`); None: no such view."""
 
 
 def page_data(board: Board) -> dict[str, Any]:
@@ -125,6 +129,17 @@ def page_data(board: Board) -> dict[str, Any]:
                 )
             entry["failed"] = compact
     return {"board": dumped, "strings": strings}
+
+
+def row_ranks(standing: dict[str, Any] | None) -> dict[str, str]:
+    """A cohort's standings as its rows carry them: row key -> ``"lo-hi lo-hi ..."``, one
+    range per family or category in the order of the "rank by" options; {} without them."""
+    if not standing:
+        return {}
+    return {
+        key: " ".join(f"{v['lo'][k]}-{v['hi'][k]}" for v in standing["by"])
+        for k, key in enumerate(standing["keys"])
+    }
 
 
 def _shift_headings(md: Any, levels: int) -> None:
@@ -211,6 +226,7 @@ def page_context(
     methodology_md: str,
     repo_url: str | None = None,
     pairs: list[dict[str, Any] | None] | None = None,
+    standings: list[dict[str, Any] | None] | None = None,
 ) -> PageContext:
     css = read_asset(templates, "board.css")
     board_js = read_asset(templates, "board.js")
@@ -237,6 +253,9 @@ def page_context(
         repo_url=repo_url if repo_url and _https_only(repo_url) else None,
         suite_html=None if board.suite is None else suite_html(board.suite),
         pairs=pairs if pairs is not None and len(pairs) == len(board.cohorts) else None,
+        standings=(
+            standings if standings is not None and len(standings) == len(board.cohorts) else None
+        ),
     )
 
 
@@ -306,6 +325,8 @@ def render_page(context: PageContext, templates: Path | None = None) -> str:
         methodology=Markup(context.methodology_html),
         descriptions={k: Markup(v) for k, v in sorted(context.descriptions.items())},
         suite_html={k: Markup(v) for k, v in (context.suite_html or {}).items()},
+        # per cohort, each ranked row's ranks on every family or category ("rank by")
+        row_ranks=[row_ranks(s) for s in context.standings or [None] * len(context.board.cohorts)],
     )
 
 
@@ -320,5 +341,6 @@ __all__ = [
     "read_asset",
     "render_page",
     "render_template",
+    "row_ranks",
     "suite_html",
 ]
