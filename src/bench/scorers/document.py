@@ -32,11 +32,15 @@ in a key are written ``~0`` and ``~1``; ``(root)`` for the document itself), its
 (truncated near 80 characters) and how many more there are:
 ``lines/0: 1 is not of type 'object' (+1 more)``. 0/1. A task schema that is not a valid
 schema, or cannot be applied (a ``$ref`` that does not resolve; nothing is fetched), is
-*undecided*: the task is broken, not the answer. Unless the answer holds an integer too large
-for a float (more than 308 digits): ``jsonschema`` cannot divide one by a ``multipleOf`` of a
+*undecided*: the task is broken, not the answer. Unless the answer holds a number no float
+holds — an integer of more than 308 digits (tests/scorers/gaming_cheats_8.py), or a number
+written past a float's range, ``1e400``, which ``json.loads`` reads as infinity
+(tests/scorers/gaming_cheats_10.py): ``jsonschema`` cannot divide one by a ``multipleOf`` of a
 fraction and raises, so an answer could make the check undecided, and a task whose only check
-is its schema not scorable, at will (tests/scorers/gaming_cheats_8.py). Such an answer fails:
-``a number in the answer is too large to check (OverflowError: …)``.
+is its schema not scorable, at will. Such an answer fails: ``a number in the answer is too
+large to check (OverflowError: …)`` — when the schema applies to the same document with those
+numbers read as 0; when it does not either, the task is what is broken, and the check is
+undecided as before.
 
 fields
 ------
@@ -216,8 +220,10 @@ def schema_errors(schema: dict[str, Any], document: Any) -> list[ValidationError
 
 
 def _unfloatable(document: Any) -> bool:
-    """Whether a JSON document holds an integer no float can hold (beyond about 1.8e308);
-    read without recursion."""
+    """Whether a JSON document holds a number no float can hold: an integer beyond about
+    1.8e308, or a number written past that range (``1e400``), which ``json.loads`` reads as
+    infinity (``NaN`` and ``Infinity`` themselves are refused as not JSON). Read without
+    recursion."""
     stack = [document]
     while stack:
         item = stack.pop()
@@ -225,12 +231,39 @@ def _unfloatable(document: Any) -> bool:
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > _FLOAT_MAX:
+        elif _too_large(item):
             return True
     return False
 
 
+def _too_large(value: Any) -> bool:
+    """A number no float holds: infinite, or an integer beyond about 1.8e308."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > _FLOAT_MAX
+
+
 _FLOAT_MAX = int(sys.float_info.max)
+
+
+def _tamed(value: Any) -> Any:
+    """``value`` with every number no float holds replaced by 0 (the document is at most
+    ``MAX_DEPTH`` deep, so the recursion is bounded)."""
+    if isinstance(value, dict):
+        return {key: _tamed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_tamed(item) for item in value]
+    return 0 if _too_large(value) else value
+
+
+def _applies(schema: dict[str, Any], document: Any) -> bool:
+    """Whether ``schema`` can be applied to ``document`` once its unfloatable numbers are 0:
+    then those numbers, not the task, made the check raise."""
+    try:
+        schema_errors(schema, _tamed(document))
+    except Exception:
+        return False
+    return True
 
 
 @register("schema")
@@ -247,7 +280,7 @@ def score_schema(expectation: Schema, context: ScoringContext) -> Verdict:
         )
     except Exception as exc:  # e.g. a $ref that does not resolve: the task is broken
         said = truncate(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
-        if _unfloatable(reading.value):  # the answer's number, not the task, is the cause
+        if _unfloatable(reading.value) and _applies(expectation.json_schema, reading.value):
             return failed(expectation, f"a number in the answer is too large to check ({said})")
         return undecided(
             expectation,
