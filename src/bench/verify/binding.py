@@ -68,6 +68,7 @@ from .codes import Code
 from .failure import VerifyFailure
 from .records import BundleRun
 from .taskcache import TaskCache
+from .timing import check_time_limit
 
 _KEY_FIELDS = ("task_id", "repeat")
 # What the re-drive must reproduce exactly (latency is the entrant's clock, never re-derived).
@@ -435,16 +436,24 @@ def same_reason(claimed: str | None, derived: str | None) -> bool:
     )
 
 
+def _time_limit(task: Task, run: BundleRun) -> float:
+    """The seconds ``perform_attempt`` gives the attempt: its limit (``--timeout``, else the
+    task's own), or its seconds budget when that is the tighter."""
+    config = run.config
+    limit = config.attempt_timeout_s or task.limits.timeout_s
+    seconds_cap = effective_budget(task.budget, config.task_budget).seconds
+    return limit if seconds_cap is None else min(limit, seconds_cap)
+
+
 def _timeout_reason(task: Task, run: BundleRun) -> str:
     """The reason ``perform_attempt`` writes when the attempt's time ran out (its limit, or its
     seconds budget when that is the tighter): a stop the recording shows only by ending."""
     config = run.config
-    limits = [config.attempt_timeout_s or task.limits.timeout_s]
+    limit = config.attempt_timeout_s or task.limits.timeout_s
     seconds_cap = effective_budget(task.budget, config.task_budget).seconds
-    if seconds_cap is not None and seconds_cap <= min(limits):
+    if seconds_cap is not None and seconds_cap <= limit:
         return f"over budget: seconds > {seconds_cap}"
-    timeout = min([*limits, seconds_cap] if seconds_cap is not None else limits)
-    return f"no final answer within {timeout:g}s (attempt timeout)"
+    return f"no final answer within {_time_limit(task, run):g}s (attempt timeout)"
 
 
 def _check_reason(
@@ -538,6 +547,7 @@ async def _check_all(bundle: Path, task_set: TaskSet, run: BundleRun, cache: Tas
         _compare(bundle, record, again)
         _check_reason(bundle, record, again, task, run)
         _check_exceeded(bundle, record, again, task, run)
+        check_time_limit(bundle, record, _time_limit(task, run), _timeout_reason(task, run))
 
 
 def _baseline(name: str) -> Baseline | None:

@@ -10,6 +10,14 @@ them say:
   times the calls one after another inside the attempt, less the same queue time
   (``runner.attempt.TraceBuilder``) (``RECORD_INCONSISTENT``);
 * an attempt finishes no earlier than it starts (``RECORD_INCONSISTENT``);
+* an attempt its time limit stopped (its reason says so: the attempt's limit, or its seconds
+  budget; the re-drive binds that reason to a recording that just ends) has a ``latency_s`` of
+  at least that limit, less ``TIME_LIMIT_SLACK_S`` (``RECORD_INCONSISTENT``): the attempt is
+  timed from before its limit starts, less only its queue time, and the limit stands still
+  while the attempt queues (``core.clock.queued``). Such attempts are a slow model's slowest,
+  so they set the board's p95; without this their latency could be lowered by hand while the
+  reason beside them still named the limit. (No upper bound: an in-process agent that never
+  yields is not stopped at its limit, and a busy event loop fires the limit late.)
 * every time of the status and of every attempt is UTC (``RECORD_INVALID``, as config.json's
   ``created_at``) and not after the bundle that holds it was made (the manifest's
   ``created_at``, with the clock skew verify allows: ``CREATED_IN_FUTURE``), and neither is
@@ -22,6 +30,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.records.bundle import ATTEMPTS, MANIFEST, STATUS, BundleManifest
 
@@ -30,12 +39,22 @@ from .failure import VerifyFailure
 from .manifest import CLOCK_SKEW
 from .records import BundleRun
 
+if TYPE_CHECKING:
+    from bench.records.run import AttemptRecord
+
 SLACK_PER_CALL_S = 0.001
 """How far a call's recorded latency may pass its share of the attempt's. The harness rounds
 each figure to the microsecond, so a real run needs a millionth of this; a millisecond per
 call is the resolution of any clock, and what the adversarial fixtures need (they pin every
 latency, the attempt's and each call's alike, to 0.001 s). Lowering every latency of a run
 by a millisecond a call moves no figure the board prints (p95 in milliseconds)."""
+
+TIME_LIMIT_SLACK_S = 0.1
+"""How much sooner than its limit an attempt the limit stopped may say it stopped. asyncio
+runs a timer up to its clock's resolution early, and the limit is kept by ``time.monotonic``
+while latency is timed by ``time.perf_counter``: one nanosecond apart on Linux, but up to
+about 16 ms each on Windows. A tenth of a second is a sliver of a real limit (a task's is
+60 s unless it sets one), so a p95 lowered by it moves little."""
 
 
 def _utc(value: datetime, path: Path, field: str) -> datetime:
@@ -116,4 +135,23 @@ def check_times(bundle: Path, run: BundleRun, manifest: BundleManifest) -> None:
             )
 
 
-__all__ = ["SLACK_PER_CALL_S", "check_times"]
+def check_time_limit(bundle: Path, record: AttemptRecord, limit_s: float, reason: str) -> None:
+    """An errored or over-budget attempt whose reason is ``reason``, the words its time limit
+    of ``limit_s`` seconds gives when it stops an attempt (``binding._timeout_reason``), ran
+    at least that long: its ``trace.latency_s`` is at least ``limit_s`` less
+    ``TIME_LIMIT_SLACK_S`` (``RECORD_INCONSISTENT`` otherwise)."""
+    if record.outcome not in ("errored", "over_budget") or record.reason != reason:
+        return
+    latency = record.trace.latency_s
+    if latency + TIME_LIMIT_SLACK_S < limit_s:
+        raise VerifyFailure(
+            Code.RECORD_INCONSISTENT,
+            f"its time limit ({limit_s:g} s) stopped the attempt (its reason says so), yet "
+            f"its latency is {latency:g} s: an attempt is timed from before its limit starts "
+            "(less only queue time, which stops the limit too), so it ran at least its limit",
+            path=str(bundle / ATTEMPTS),
+            field=f"{record.task_id}#{record.repeat}.trace.latency_s",
+        )
+
+
+__all__ = ["SLACK_PER_CALL_S", "TIME_LIMIT_SLACK_S", "check_time_limit", "check_times"]
