@@ -122,7 +122,9 @@ def _error_lines(records: Iterable[AttemptRecord], width: int = 110) -> list[str
         text = first[code]
         if len(text) > width:
             text = text[: width - 1] + "…"
-        lines.append(f"  errored {count} × {code}: {text}")
+        lines.append(
+            f"  errored {count} × {code}: {text}" if text else f"  errored {count} × {code}"
+        )
     return lines
 
 
