@@ -178,6 +178,9 @@ def test_a_run_without_a_judge_does_not_import_the_judge_client(mini: Path) -> N
         "bench.scorers.judge.client",
         "bench.scorers.judge.calibration",
         "bench.scorers.judge.cache",
+        # the guard's patterns (about 25 ms to compile) load with the first judged answer
+        "bench.scorers.judge.guard",
+        "bench.scorers.judge.disguise",
     }
 
 

@@ -28,7 +28,6 @@ from bench.tasks.expectations import Judge
 
 from ..base import ScoringContext, failed, passed, register, squash, truncate, undecided
 from .errors import JudgeUnavailable
-from .guard import check_answer
 
 REASON_LIMIT = 200
 """How much of the judge's reason a sentence quotes."""
@@ -42,6 +41,10 @@ def question_of(context: ScoringContext) -> str:
 
 @register("judge")
 def score_judge(expectation: Judge, context: ScoringContext) -> Verdict:
+    # The guard's patterns (about 25 ms to compile) load with the first judged answer, not
+    # with every run that imports the scorers (docs/PERFORMANCE.md, issue 19).
+    from .guard import check_answer
+
     tripped = check_answer(context.trace.answer, expectation.rubric)
     if tripped is not None:
         return failed(expectation, tripped.sentence)
