@@ -1,6 +1,6 @@
 """Ninth-round gaming cheats (``gaming_cheats_9.py``): the judge, spoken to in disguise.
 
-Measured on 2026-12-08, six judged questions of which the entrant knows three, behind a trusted
+Measured on 2026-12-07, six judged questions of which the entrant knows three, behind a trusted
 judge that obeys (``Obedient`` below: it grades a bare answer on substance and passes any answer
 that says anything more, as a judge that follows every instruction it reads would):
 

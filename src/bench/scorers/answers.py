@@ -485,10 +485,39 @@ def unglued(answer: list[str], source: list[str]) -> list[str]:
     return [piece for word in answer for piece in pieces.get(word, (word,))]
 
 
+def parted(answer: list[str], source: list[str]) -> list[str]:
+    """``answer`` with each word that joins words with underscores and is no word of ``source``
+    read as the words it joins ("you_can_change_the_delivery_address" as six words). ``\\w``
+    holds the underscore, so a passage with its spaces written as underscores was a few long
+    words that matched none of the passage's: no copy, and one word per ``JOINED_LETTERS``
+    letters for the budget (``underscored-passages`` in ``tests/scorers/gaming_cheats_11.py``:
+    two whole passages so written, spaces kept around numbers, scored 0.475 / 0.275 in
+    grounded-qa). A word the source itself holds (``son_odeme``, a key of a tool result) is kept
+    as it is. The answer's own words are unchanged when none is such a word."""
+    if not any("_" in word for word in answer):
+        return answer
+    held = set(source)
+    out: list[str] = []
+    for word in answer:
+        parts = [part for part in word.split("_") if part] if "_" in word else [word]
+        if (len(parts) == 1 and parts[0] == word) or word in held:
+            out.append(word)
+        else:
+            out.extend(parts or [word])
+    return out
+
+
+def _parts(answer: list[str]) -> int:
+    """The most words :func:`parted` can read ``answer`` as."""
+    return sum(max(1, len([part for part in word.split("_") if part])) for word in answer)
+
+
 def as_copied(answer: list[str], source: list[str]) -> list[str]:
-    """``answer`` as the copy rules hold it against ``source``: words it glued read apart
-    (:func:`unglued`), words it split read whole (:func:`joined`), then stretches cut along
-    other boundaries read along the source's (:func:`realigned`)."""
+    """``answer`` as the copy rules hold it against ``source``: words it joined with underscores
+    read apart (:func:`parted`), words it glued read apart (:func:`unglued`), words it split read
+    whole (:func:`joined`), then stretches cut along other boundaries read along the source's
+    (:func:`realigned`)."""
+    answer = parted(answer, source)
     return realigned(joined(unglued(answer, source), source), source)
 
 
@@ -547,10 +576,11 @@ def echoed_share(answer: list[str], trace: Trace, handed: list[list[str]] | None
 
 def _most_read(answer: list[str]) -> int:
     """The most words :func:`as_copied` can read ``answer`` as, against any source:
-    :func:`unglued` reads a word as at most ``JOIN`` words, and :func:`realigned` a run of words
-    as at most one source word per letter it spells or source letter it skips (a copy drops at
-    most two letters per ``LETTER_SEED`` it keeps)."""
-    return JOIN * len(answer) + 2 * sum(map(len, answer))
+    :func:`parted` reads a word as the words it joins with underscores, :func:`unglued` each of
+    those as at most ``JOIN`` words, and :func:`realigned` a run of words as at most one source
+    word per letter it spells or source letter it skips (a copy drops at most two letters per
+    ``LETTER_SEED`` it keeps)."""
+    return JOIN * _parts(answer) + 2 * sum(map(len, answer))
 
 
 def budget_words(answer: list[str]) -> int:
@@ -564,14 +594,16 @@ def budget_words(answer: list[str]) -> int:
 
 def budget_length(answer: list[str], handed: list[list[str]]) -> int:
     """How many words the budget counts (:func:`budget_words`): the answer's, each word that
-    spells 2 to ``JOIN`` consecutive words of what the agent was handed run together
-    (:func:`unglued`) counted as those words, and each stretch that spells their letters along
-    other word boundaries as the words it spells (:func:`realigned`). Written as one, four words
+    joins words with underscores and is no word of what the agent was handed counted as those
+    words (:func:`parted`), each word that spells 2 to ``JOIN`` consecutive words of what the
+    agent was handed run together (:func:`unglued`) counted as those words, and each stretch
+    that spells their letters along other word boundaries as the words it spells
+    (:func:`realigned`). Written as one, four words
     of a passage fit the budget as one; they are still four (three passages, cut short, in 78
     "words", scored 0.51 / 0.36 in grounded-qa). ``handed``: :func:`sources` and
     :func:`copied_from` of the trace."""
     every = [word for source in handed for word in source]
-    return budget_words(realigned(unglued(answer, every), every))
+    return budget_words(realigned(unglued(parted(answer, every), every), every))
 
 
 def problem(text: str, trace: Trace) -> str | None:
@@ -603,6 +635,7 @@ def problem(text: str, trace: Trace) -> str | None:
 __all__ = [
     "ANSWER_SKIP",
     "as_copied",
+    "parted",
     "budget_length",
     "budget_words",
     "CITATION_PATTERN",
