@@ -20,8 +20,8 @@ def test_the_run_uses_the_checked_corpora_and_the_loaded_fingerprints(
     planned: list[RunPlan] = []
     check, execute = session.check_task_set, session.execute
 
-    def keep_check(task_set: Any) -> Any:
-        checked.append(check(task_set))
+    def keep_check(task_set: Any, *worlds: Any) -> Any:
+        checked.append(check(task_set, *worlds))
         return checked[-1]
 
     async def keep_plan(plan: RunPlan, progress: Any = None) -> Any:

@@ -41,8 +41,10 @@ def test_openai_counts_that_are_whole_numbers_are_read() -> None:
     assert openai.parse_usage(
         {"prompt_tokens": 10, "completion_tokens": 5, "prompt_cache_hit_tokens": 3}
     ) == Usage(prompt_tokens=10, completion_tokens=5, cached_tokens=3)
-    # One count said, the other absent: the absent one is 0, as before.
-    assert openai.parse_usage({"completion_tokens": 5}) == Usage(completion_tokens=5)
+    # One count said, the other absent: the absent one is 0, as before; but a prompt of no
+    # tokens is a server that does not count it (tests/targets/test_zero_usage.py).
+    assert openai.parse_usage({"prompt_tokens": 5}) == Usage(prompt_tokens=5)
+    assert openai.parse_usage({"completion_tokens": 5}) is None
 
 
 @pytest.mark.parametrize("bad", GARBAGE, ids=repr)

@@ -21,6 +21,19 @@ from bench.core.ids import ID_PATTERN
 from bench.core.models import Strict
 from bench.core.suite import SuiteRef
 
+from .limits import (  # what a bundle may hold: plain numbers a run reads without this module
+    GZIP_RATIO_FLOOR,
+    MAX_ATTEMPT_LINES,
+    MAX_CASSETTE_LINES,
+    MAX_FILE_BYTES,
+    MAX_FILES,
+    MAX_GZIP_RATIO,
+    MAX_LINE_BYTES,
+    MAX_MANIFEST_BYTES,
+    MAX_RECORD_BYTES,
+    MAX_TOTAL_BYTES,
+)
+
 BUNDLE_FORMAT_VERSION: Literal[1] = 1
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.json.sig"
@@ -32,21 +45,6 @@ TARGET = "target.json"
 PAYLOAD = (ATTEMPTS, CASSETTE, CONFIG, STATUS, TARGET)
 HEX64 = r"^[0-9a-f]{64}$"
 UTC_SECONDS = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
-
-# What a bundle may hold: ``bench verify`` refuses more (``LIMIT_SIZE``, ``LIMIT_FILES``) and
-# ``bench bundle`` refuses to write more (``BUNDLE_TOO_LARGE``). A 172-task x 5-repeat run of
-# the example bot: config 8 KB, status and target under 1 KB, 860 attempt lines (5 MB
-# inflated, 32x its gzip, longest line 14 KB), 1,325 cassette lines (2.4 MB, longest 4 KB).
-MAX_FILES = 16
-MAX_FILE_BYTES = 64 * 1024 * 1024  # any file, and attempts.jsonl.gz once inflated
-MAX_TOTAL_BYTES = 256 * 1024 * 1024
-MAX_MANIFEST_BYTES = 1024 * 1024
-MAX_RECORD_BYTES = 4 * 1024 * 1024  # config.json, status.json, target.json each
-MAX_LINE_BYTES = 16 * 1024 * 1024  # one attempt or cassette line
-MAX_ATTEMPT_LINES = 100_000  # and never more than the config's tasks x repeats
-MAX_CASSETTE_LINES = 250_000  # and never more than the model calls the attempts record
-MAX_GZIP_RATIO = 256  # inflated bytes per compressed byte of attempts.jsonl.gz
-GZIP_RATIO_FLOOR = 64 * 1024  # a smaller gzip may still inflate to 256 x 64 KiB (16 MiB)
 
 
 class ManifestFile(Strict):

@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -33,6 +33,7 @@ from bench.scorers import safety_violations, score_attempt
 from bench.targets.base import Target, is_agent
 from bench.targets.cassette import current_attempt
 from bench.targets.probe import server_root
+from bench.targets.refusals import FieldRefused
 from bench.tasks.expectations import default_axis
 from bench.tasks.model import Task
 from bench.world import World
@@ -41,6 +42,7 @@ from .agent import ToolServer
 from .attempt import Attempt, EntrantFault
 from .budget import Meter, OverBudget, effective_budget
 from .progress import NullProgress, ProgressSink
+from .refusal_stop import RefusalWatch, RunRefused
 from .size import SizeWatch
 
 if TYPE_CHECKING:  # the judge's client and calibration load only for a run with a judge
@@ -69,11 +71,16 @@ class RunPlan:
     tools: ToolServer | None = None  # serves agent-style targets' tools; one per run
     # Stop after this many attempts in a row could not connect at all (EndpointWatch); 0: never.
     stop_unreachable: int = 0
+    # Stop at the first request the server refuses for a setting of meaning (RefusalWatch).
+    stop_refused: bool = True
     # Told, once, when the run's records will not fit in a bundle (SizeWatch); None: not told.
     on_notice: Callable[[str], None] | None = None
     # A task's fingerprint as its task set made it at load (``TaskSet.fingerprint``); None:
     # made here, once per task and run.
     fingerprint_of: Callable[[Task], str] | None = None
+    # Each task's world as the task set's check built it (by task id), taken for the task's
+    # first attempt when built from the same task and corpus; None or missing: built here.
+    built_worlds: Mapping[str, World] | None = None
 
     @functools.cached_property
     def config_fingerprint(self) -> str:
@@ -92,7 +99,10 @@ class RunPlan:
         once per run (``World.fresh``), not once per attempt."""
         known = self._worlds.get(task.id)
         if known is None or known[0] is not task or known[1] is not corpus:
-            known = (task, corpus, World(task, corpus))
+            built = self.built_worlds.get(task.id) if self.built_worlds is not None else None
+            if built is None or not built.built_for(task, corpus):
+                built = World(task, corpus)
+            known = (task, corpus, built)
             self._worlds[task.id] = known
         return known[2].fresh()
 
@@ -108,13 +118,16 @@ class RunPlan:
 
 async def perform_attempt(plan: RunPlan, task: Task, repeat: int) -> AttemptRecord:
     """Run, decide the outcome of, and score one attempt. Never raises for the entrant's sake."""
-    record, _ = await _perform(plan, task, repeat)
+    record, _, _ = await _perform(plan, task, repeat)
     return record
 
 
-async def _perform(plan: RunPlan, task: Task, repeat: int) -> tuple[AttemptRecord, bool]:
-    """``perform_attempt``, and whether the attempt errored without any answer from the
-    endpoint: every HTTP attempt of its one call failed to connect (``EntrantFault``)."""
+async def _perform(
+    plan: RunPlan, task: Task, repeat: int
+) -> tuple[AttemptRecord, bool, FieldRefused | None]:
+    """``perform_attempt``, whether the attempt errored without any answer from the
+    endpoint (every HTTP attempt of its one call failed to connect: ``EntrantFault``), and
+    the server's refusal of a setting of meaning that ended it (``RefusalWatch``)."""
     config = plan.config
     started = utc_now()
     budget = effective_budget(task.budget, config.task_budget)
@@ -136,6 +149,7 @@ async def _perform(plan: RunPlan, task: Task, repeat: int) -> tuple[AttemptRecor
     outcome, reason, exceeded = "scored", None, []
     fault: str | None = None
     unreachable = False
+    refusal: FieldRefused | None = None
     token = current_attempt.set((task.id, repeat))
     clock = ATTEMPT_CLOCK.set(attempt.trace.clock)  # queue time: not latency, not the timeout's
     try:
@@ -157,6 +171,7 @@ async def _perform(plan: RunPlan, task: Task, repeat: int) -> tuple[AttemptRecor
         outcome, reason, unreachable = "errored", exc.reason, exc.unreachable
     except HarnessFault as exc:
         outcome, reason, fault = "harness_fault", f"{exc.code}: {exc.render()}", fault_code(exc)
+        refusal = exc if isinstance(exc, FieldRefused) else None
     except Exception as exc:  # a bug on our side is never charged to the entrant
         outcome, reason = "harness_fault", f"{type(exc).__name__}: {exc}"
         fault = fault_code(exc)
@@ -209,7 +224,7 @@ async def _perform(plan: RunPlan, task: Task, repeat: int) -> tuple[AttemptRecor
         finished_at=utc_now(),
         trace=trace,
     )
-    return record, unreachable
+    return record, unreachable, refusal
 
 
 class EndpointLost(EntrantError):
@@ -315,6 +330,7 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
     gate = asyncio.Semaphore(config.concurrency)
     status_lock = asyncio.Lock()
     watch = EndpointWatch(plan.stop_unreachable) if plan.stop_unreachable > 0 else None
+    refusals = RefusalWatch() if plan.stop_refused else None
     session_start = time.perf_counter()
     status_written = session_start
     loop = asyncio.get_running_loop()
@@ -347,7 +363,7 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
 
     async def one(task: Task, repeat: int) -> None:
         async with gate:
-            if watch is not None and watch.stopped:
+            if (watch is not None and watch.stopped) or (refusals is not None and refusals.stopped):
                 return  # left for --resume, as an interrupted run leaves it
             run_meter.seconds = status.elapsed_s + (time.perf_counter() - session_start)
             spent = run_meter.exhausted()
@@ -357,14 +373,17 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
                 skipped.append(AttemptKey(task_id=task.id, repeat=repeat))
                 sink.skipped(task.id, repeat, exhausted_reason[0])
                 return
-            record, unreachable = await _perform(plan, task, repeat)
+            record, unreachable, refusal = await _perform(plan, task, repeat)
             # Spent before anything yields: an attempt that starts next sees this one's
             # tokens and dollars.
             _spend(run_meter, record)
         # The slot bounds what talks to the entrant, not the disk: the next attempt starts
         # while this file is written (docs/DECISIONS.md 27). Done counts written files only.
-        for kept in watch.see(record, unreachable) if watch is not None else (record,):
-            await keep(kept)
+        kept = watch.see(record, unreachable) if watch is not None else [record]
+        if refusals is not None and not refusals.keeps(record, refusal):
+            kept = [other for other in kept if other is not record]
+        for one_kept in kept:
+            await keep(one_kept)
 
     async def keep(record: AttemptRecord) -> None:
         nonlocal done, status_written
@@ -399,7 +418,8 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
                 future.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
             raise
-        if watch is not None and not watch.stopped:
+        refused = refusals is not None and refusals.stopped
+        if watch is not None and not watch.stopped and not refused:
             for record in watch.release():
                 await keep(record)
     except BaseException:
@@ -412,6 +432,8 @@ async def execute(plan: RunPlan, progress: ProgressSink | None = None) -> RunSta
             plan.run.write_status(current())
         raise
     writer.shutdown(wait=True)
+    if refusals is not None and refusals.stopped:
+        raise _refused(plan, refusals, spool, current(), done, total)
     if watch is not None and watch.stopped:
         if spool is not None:
             spool.close()  # no cassette yet: the run is not over (as after Ctrl-C)
@@ -455,6 +477,22 @@ def _lost(plan: RunPlan, watch: EndpointWatch, done: int, total: int) -> Endpoin
         done=done,
         total=total,
     )
+
+
+def _refused(
+    plan: RunPlan,
+    refusals: RefusalWatch,
+    spool: _Spool | None,
+    status: RunStatus,
+    done: int,
+    total: int,
+) -> RunRefused:
+    """The run's status at a refusal's stop (``started``, saying why), and its error."""
+    if spool is not None:
+        spool.close()  # no cassette: the run is not over (as after Ctrl-C)
+    plan.run.write_status(status.model_copy(update={"partial_reason": refusals.reason()}))
+    config = plan.config
+    return refusals.error(config.run_id, config.target_file, done, total)
 
 
 class _Spool:

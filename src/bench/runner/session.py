@@ -33,7 +33,7 @@ from bench.targets.base import Target, TargetSpec
 from bench.targets.load import build_target, read_target_spec
 from bench.targets.probe import server_identity
 from bench.tasks.load import TaskSet, load_task_set
-from bench.world import check_task_set
+from bench.world import World, check_task_set
 
 from .engine import RunPlan, execute
 from .progress import ProgressSink
@@ -94,6 +94,9 @@ class Prepared:
     # The corpora as the task set's check read and indexed them; the run uses them again
     # instead of reading and indexing each one a second time. None: read when the run starts.
     corpora: CorpusLibrary | None = None
+    # Each task's world as the check built it (by task id): the run starts from these instead
+    # of building each world a second time. None: built when the run starts.
+    worlds: dict[str, World] | None = None
 
     def first_status(self) -> RunStatus:
         """The status a new run is created with: started, nothing done yet."""
@@ -264,7 +267,9 @@ def prepare(
             all_task_ids=all_ids,
         )
     target, target_file, server = _target(request, store)
-    corpora = check_task_set(task_set)  # every corpus document parses and every world builds
+    worlds: dict[str, World] = {}
+    # every corpus document parses and every world builds (and the run keeps the worlds)
+    corpora = check_task_set(task_set, worlds)
     spec = target.spec
     judge = _judge(request) if judged else None
     if request.judge_file is not None and not judged and request.on_notice is not None:
@@ -300,7 +305,7 @@ def prepare(
         judge=judge.describe() if judge is not None else None,
         server=server,
     )
-    return Prepared(config, task_set, target, judge, shard, corpora)
+    return Prepared(config, task_set, target, judge, shard, corpora, worlds)
 
 
 def start_run(
@@ -438,6 +443,7 @@ def _go(
         stop_unreachable=stop_unreachable,
         on_notice=on_notice,
         fingerprint_of=prepared.tasks.fingerprint,
+        built_worlds=prepared.worlds,
     )
 
     async def main() -> RunStatus:

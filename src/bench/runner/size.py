@@ -2,7 +2,7 @@
 
 ``bench bundle`` refuses a run whose attempts (inflated) or cassette pass ``MAX_FILE_BYTES``, or
 one of whose attempts passes ``MAX_LINE_BYTES`` (``BUNDLE_TOO_LARGE``; the limits verify holds
-every bundle to, records/bundle.py). Without a word from ``bench run`` a verbose entrant found
+every bundle to, records/limits.py). Without a word from ``bench run`` a verbose entrant found
 that out after the whole run. Both files hold every model exchange once, so the exchanges'
 compact JSON is a lower bound of each: once that bound, or its projection over the attempts
 still to come, passes a limit, the run says so, once, and goes on (the run is the user's; a
@@ -15,7 +15,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bench.records.bundle import MAX_FILE_BYTES, MAX_LINE_BYTES
+from bench.records.limits import MAX_FILE_BYTES, MAX_LINE_BYTES
 
 # A projection is said only after this share of the run's attempts (and at least MIN_SEEN):
 # the first few attempts of a task set are not its average.

@@ -20,9 +20,11 @@ install):
 The stdlib only: no numpy here. A long call (``FAST_COUNT`` draws or more) takes the same
 steps in blocks (``_raw_bytes``): ``_BLOCK`` consecutive states packed into one integer, each
 in its own 256-bit slot, move ``_BLOCK`` steps at once by one multiply with the LCG's jump
-constants; the XOR, the 32-bit halves and Lemire's products are taken on whole packed integers
-and byte strings, and only the output's rotation is done per output. If any draw of the call
-would be rejected (about ``n / 2**32`` per draw), the call is made again by the loop.
+constants; the XOR, the output's rotation (``_rotate``: six conditional rotations by 1, 2, 4,
+8, 16 and 32 bits, each slot taking the ones its turn's bits name), the 32-bit halves and
+Lemire's products are taken on whole packed integers and byte strings, nothing per output. If
+any draw of the call would be rejected (about ``n / 2**32`` per draw), the call is made again
+by the loop.
 """
 
 from __future__ import annotations
@@ -58,6 +60,50 @@ REJECTION_BUDGET = 1 << 28
 """The block path is tried when ``threshold * count`` is below this: a rejection, which sends
 the call back to the loop, is then unlikely (under 1 in 16)."""
 _LITTLE = sys.byteorder == "little" and array("Q").itemsize == 8
+_TURNS = tuple(1 << bit for bit in range(6))  # XSL-RR's turn (0..63) as rotations by these
+
+
+def _slots(word: int, k: int) -> int:
+    """``word`` (64 bits) in each of ``k`` 64-bit slots of one integer."""
+    return int.from_bytes(word.to_bytes(8, "little") * k, "little")
+
+
+_ROTATION_MASKS: list[tuple[int, list[tuple[int, int, int]]]] = []
+
+
+def _rotation_masks(k: int) -> tuple[int, list[tuple[int, int, int]]]:
+    """For ``k`` slots: a 1 in each slot, and for each rotation ``r`` of ``_TURNS`` the
+    slots' low ``64 - r`` bits and their high ``r`` bits (made once, for ``_BLOCK`` slots;
+    fewer slots take their low part)."""
+    if not _ROTATION_MASKS:
+        masks = [
+            (r, _slots(_M64 >> r, _BLOCK), _slots((_M64 << 64 - r) & _M64, _BLOCK)) for r in _TURNS
+        ]
+        _ROTATION_MASKS.append((_slots(1, _BLOCK), masks))
+    ones, masks = _ROTATION_MASKS[0]
+    if k == _BLOCK:
+        return ones, masks
+    keep = (1 << 64 * k) - 1
+    return ones & keep, [(r, low & keep, high & keep) for r, low, high in masks]
+
+
+def _rotate(words: int, turns: bytes) -> bytes:
+    """Each 64-bit slot of ``words`` rotated right by its byte of ``turns`` (0..63), as
+    ``len(turns)`` little-endian 64-bit outputs: ``(w >> t | w << 64 - t) & _M64`` of each
+    slot, done as six rotations of the whole integer (by 1, 2, 4, ..., 32 bits) each kept
+    only in the slots whose turn has that bit."""
+    k = len(turns)
+    ones, masks = _rotation_masks(k)
+    spread = bytearray(8 * k)
+    spread[0::8] = turns
+    wanted = int.from_bytes(spread, "little")
+    for bit, (r, low, high) in enumerate(masks):
+        chosen = (wanted >> bit) & ones
+        if chosen:
+            chosen = (chosen << 64) - chosen  # all 64 bits of the slots that turn by r
+            turned = ((words >> r) & low) | ((words << 64 - r) & high)
+            words ^= (words ^ turned) & chosen
+    return words.to_bytes(8 * k, "little")
 
 
 def _words(value: int) -> list[int]:
@@ -123,6 +169,7 @@ class Draws:
         self._has_half = False
         self._half = 0
         self._jumped: tuple[int, int, int] | None = None
+        self._doubled: list[tuple[int, int, int]] = []
 
     def _jump(self) -> tuple[int, int, int]:
         """``(a, c, mask)`` packed over ``_BLOCK`` slots: ``state * a + c`` masked moves each
@@ -144,17 +191,36 @@ class Draws:
             self._jumped = jump
         return jump
 
+    def _doublings(self) -> list[tuple[int, int, int]]:
+        """For ``m`` = 1, 2, 4, ... below ``_BLOCK``: ``(a, c, mask)``, ``c`` and ``mask``
+        packed over ``m`` slots, such that ``state * a + c`` masked moves each slot ``m``
+        steps on."""
+        table = self._doubled
+        if not table:
+            a, c, m = _MULT, self._inc, 1
+            while m < _BLOCK:
+                c_bytes, mask_bytes = c.to_bytes(_SLOT, "little"), _M128.to_bytes(_SLOT, "little")
+                c_slots = int.from_bytes(c_bytes * m, "little")
+                table.append((a, c_slots, int.from_bytes(mask_bytes * m, "little")))
+                a, c, m = (a * a) & _M128, (c * (a + 1)) & _M128, 2 * m
+        return table
+
+    def _first_states(self, count: int) -> bytes:
+        """The next ``count`` (at most ``_BLOCK``) states, each in its own slot, the state
+        itself not moved: the first, then twice as many at each turn by one jump of all."""
+        packed = (self._state * _MULT + self._inc) & _M128
+        m = 1
+        for a, c, mask in self._doublings():
+            if m >= count:
+                break
+            packed |= ((packed * a + c) & mask) << (8 * _SLOT * m)
+            m *= 2
+        return packed.to_bytes(_SLOT * m, "little")[: _SLOT * count]
+
     def _raw_bytes(self, steps: int) -> Generator[bytes, None, None]:
         """The next ``steps`` 64-bit outputs as little-endian bytes, a block (``_BLOCK``
         outputs, fewer in the last) at a time; the state has moved on once all are read."""
-        mult, inc, m128, m64 = _MULT, self._inc, _M128, _M64
-        state = self._state
-        states = []
-        for _ in range(min(steps, _BLOCK)):
-            state = (state * mult + inc) & m128
-            states.append(state.to_bytes(_SLOT, "little"))
-        packed_bytes = b"".join(states)
-        del states
+        packed_bytes = self._first_states(min(steps, _BLOCK))
         done = 0
         packed = 0
         while True:
@@ -163,19 +229,13 @@ class Draws:
             low = view[0 : 4 * k : 4].tobytes()
             high = view[1 : 4 * k : 4].tobytes()
             words = int.from_bytes(low, "little") ^ int.from_bytes(high, "little")
-            turns = high[7::8].translate(_TOP6)
-            raws = [
-                (w >> t | w << 64 - t) & m64
-                for w, t in zip(
-                    memoryview(words.to_bytes(8 * k, "little")).cast("Q"), turns, strict=True
-                )
-            ]
+            raws = _rotate(words, high[7::8].translate(_TOP6))
             done += k
             if done == steps:
                 self._state = int.from_bytes(packed_bytes[_SLOT * (k - 1) : _SLOT * k], "little")
-                yield array("Q", raws).tobytes()
+                yield raws
                 return
-            yield array("Q", raws).tobytes()
+            yield raws
             a, c, mask = self._jump()
             if not packed:
                 packed = int.from_bytes(packed_bytes, "little")

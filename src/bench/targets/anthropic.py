@@ -223,8 +223,10 @@ def request_body(
 
 def parse_usage(usage: Any) -> Usage | None:
     """The reported tokens (the prompt is the uncached input plus the cache's reads and
-    writes); None (not measured) when there is no usage object, it names neither count, or a
-    count is not a whole number (``token_counts``; the cache counts may be null)."""
+    writes); None (not measured) when there is no usage object, it names neither count, a
+    count is not a whole number (``token_counts``; the cache counts may be null), or the
+    prompt comes to no tokens (a proxy that does not count, not a free call:
+    ``openai.parse_usage``)."""
     if not isinstance(usage, dict) or not ({"input_tokens", "output_tokens"} & usage.keys()):
         return None
     cache = ("cache_read_input_tokens", "cache_creation_input_tokens")
@@ -232,8 +234,11 @@ def parse_usage(usage: Any) -> Usage | None:
     if counts is None:
         return None
     cached = counts["cache_read_input_tokens"]
+    prompt = counts["input_tokens"] + cached + counts["cache_creation_input_tokens"]
+    if prompt == 0:
+        return None  # counted nothing: not measured
     return Usage(
-        prompt_tokens=counts["input_tokens"] + cached + counts["cache_creation_input_tokens"],
+        prompt_tokens=prompt,
         completion_tokens=counts["output_tokens"],
         cached_tokens=cached,
     )

@@ -261,7 +261,10 @@ def request_body(
 
 def parse_usage(usage: Any) -> Usage | None:
     """The reported tokens; None (not measured) when there is no usage object, it names
-    neither count, or a count is not a whole number (``token_counts``)."""
+    neither count, a count is not a whole number (``token_counts``), or it says the prompt
+    had no tokens. A chat call always sends at least one token, so a prompt of 0 is a server
+    or gateway that does not count (``{"prompt_tokens": 0, "completion_tokens": 0}``), not
+    a free call: read as a measured 0 it was, with pricing, a measured $0."""
     if not isinstance(usage, dict) or not ({"prompt_tokens", "completion_tokens"} & usage.keys()):
         return None
     details = usage.get("prompt_tokens_details")
@@ -276,6 +279,8 @@ def parse_usage(usage: Any) -> Usage | None:
     if outside is not None:
         read, written = outside
         counts["prompt_tokens"] += read + written
+    if counts["prompt_tokens"] == 0:
+        return None  # counted nothing: not measured
     return Usage(**counts, cached_tokens=cache["cached"])
 
 

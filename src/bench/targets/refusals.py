@@ -17,8 +17,10 @@ Two kinds of change answer such a refusal, and only one is the harness's to make
   made. The refusal is ``FieldRefused`` (``REQUEST_REFUSED``, a harness fault: the request's
   configuration, not the model's answer) naming the field and the setting of the target file
   that fixes it; every later call of the run that carries the same field, same value, fails
-  at once with it, not sent (the server refuses it the same way; no more load, no tokens).
-  The run's recorded config stays what was sent: nothing was changed to get an answer.
+  at once with it, not sent (the server refuses it the same way; no more load, no tokens),
+  and a run stops at the first (``runner.refusal_stop``). The run's recorded config stays what
+  was sent: nothing was changed to get an answer. A field is blamed only where the words refuse
+  it (``subject``), not where they suggest it, list what the server takes, or echo the request.
 
 The reasoning a server asks for back (``openai.REASONING_ASKED``) goes back by the same loop
 (``Refusals.send``), for both protocols.
@@ -93,6 +95,14 @@ far: vLLM's "'max_tokens' or 'max_completion_tokens' is too large"): not a field
 never takes."""
 
 
+TOGETHER = re.compile(
+    r"cannot both|can't both|not both|together|at the same time|only one|mutually exclusive",
+    re.IGNORECASE,
+)
+"""Words of a refusal of two settings side by side (Claude 4.x: "`temperature` and `top_p`
+cannot both be specified"), which one of them alone would not get."""
+
+
 def refused(exc: EntrantError | HarnessFault) -> bool:
     """A refused request: ``REQUEST_REFUSED`` or a 4xx (``ENDPOINT_REJECTED``)."""
     return exc.code in REFUSED_CODES
@@ -103,10 +113,53 @@ def names(said: str, key: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(key)}(?![A-Za-z0-9_])", said) is not None
 
 
+ASIDES = re.compile(
+    r"(?:did you mean|perhaps you meant|maybe you meant|you may have meant)\b[^?!;]*[?!;]?"
+    r"|\buse\s+[`'\"]?[A-Za-z_][\w.]*[`'\"]?\s+instead\b"
+    r"|\b(?:expected|supported|allowed|valid|known|available|accepted)\s+(?:one of|any of"
+    r"|(?:fields|parameters|params|properties|keys|arguments|names|values)(?:\s+are|\s+is)?)"
+    r"\s*:?[^.;!?]*",
+    re.IGNORECASE,
+)
+"""Parts of a refusal that name fields without refusing them: a suggestion ("property 'store'
+is unsupported, did you mean 'stop'?": Groq; "Use 'max_completion_tokens' instead": OpenAI)
+and a list of what the server takes ("unknown field `store`, expected one of `model`,
+`messages`, `temperature`, …": serde, behind Rust servers)."""
+
+ECHO = re.compile(r"input_value=.*?(?:input_type=\w+|$)", re.IGNORECASE)
+"""pydantic's echo of the value it refused (``input_value={'model': …, 'temperature': 0}``): a
+model-level error quotes the whole request, naming every field of it."""
+
+ECHO_KEY = re.compile(r"[\"']input[\"']\s*:\s*(?=[\[{])")
+
+
+def _drop_echoes(said: str) -> str:
+    said = ECHO.sub("", said)
+    out, at = [], 0
+    for found in ECHO_KEY.finditer(said):
+        if found.start() < at:
+            continue
+        out.append(said[at : found.start()])
+        depth, end = 0, found.end()
+        for end in range(found.end(), len(said)):  # FastAPI's detail: "input": {the body}
+            depth += {"{": 1, "[": 1, "}": -1, "]": -1}.get(said[end], 0)
+            if depth == 0:
+                break
+        at = end + 1
+    return "".join(out) + said[at:]
+
+
+def subject(said: str) -> str:
+    """The words of a refusal that say what it refuses: without suggestions, lists of what the
+    server takes, or echoes of the request (``ASIDES``, ``ECHO``), each of which names fields
+    the server does not refuse."""
+    return ASIDES.sub(" ", _drop_echoes(said))
+
+
 def refuses_stream_options(exc: EntrantError | HarnessFault) -> bool:
     """Whether a call failed because the server does not take ``stream_options``: a refused
-    request whose words name them."""
-    said = str(exc)
+    request whose words name them (not as a suggestion or in a list of what it takes)."""
+    said = subject(str(exc))
     return refused(exc) and ("stream_options" in said or "include_usage" in said)
 
 
@@ -123,15 +176,20 @@ def neutral(
     if not refused(exc):
         return None
     said = str(exc)
+    refuses = subject(said)  # names a field only where the words refuse it
     if "stream_options" in body and refuses_stream_options(exc):
         return STREAM_OPTIONS_REFUSED, {k: v for k, v in body.items() if k != "stream_options"}
     sent = [cap for cap in caps if cap in body]
-    if len(sent) == 1 and names(said, sent[0]):
+    if len(sent) == 1 and names(refuses, sent[0]):
         (cap,) = sent
         other = CAPS[1 - CAPS.index(cap)]
-        if PER_REQUEST.search(said) is None and (names(said, other) or _not_taken(said)):
+        if PER_REQUEST.search(said) is None and (names(said, other) or _not_taken(refuses)):
             return CAP_RENAMED, {(other if k == cap else k): v for k, v in body.items()}
-    if body.get("tool_choice") in AUTO_CHOICES and names(said, "tool_choice") and _not_taken(said):
+    if (
+        body.get("tool_choice") in AUTO_CHOICES
+        and names(refuses, "tool_choice")
+        and _not_taken(refuses)
+    ):
         return TOOL_CHOICE_DROPPED, {k: v for k, v in body.items() if k != "tool_choice"}
     return None
 
@@ -139,13 +197,31 @@ def neutral(
 class FieldRefused(HarnessFault):
     """The server refused a field whose every change would change what the request means
     (``REQUEST_REFUSED``): named, with the target file's setting that fixes it. ``key`` is the
-    field and its value as sent, for the run's later calls (``Refusals.check``)."""
+    field and its value as sent, for the run's later calls (``Refusals.check``); ``setting``
+    the target file's setting that fixes it (``params.temperature``, ``tool_choice``,
+    ``system_prompt``). ``first``: for a call not sent (``Refusals.check``), the refusal that
+    stopped its field; None for the refusal itself. A run stops at the first one
+    (``runner.refusal_stop``)."""
 
     default_code = REQUEST_REFUSED
 
-    def __init__(self, message: str, *, key: tuple[str, str]) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        key: tuple[str, str],
+        setting: str = "",
+        first: FieldRefused | None = None,
+    ) -> None:
         super().__init__(message, code=REQUEST_REFUSED)
         self.key = key
+        self.setting = setting or key[0]
+        self.first = first
+
+    @property
+    def origin(self) -> FieldRefused:
+        """The refusal the server sent: this one, or the one that stopped its field."""
+        return self.first if self.first is not None else self
 
 
 def _value(value: Any) -> str:
@@ -169,9 +245,10 @@ def of_meaning(
     if not refused(exc):
         return None
     said = str(exc)
-    if not _not_taken(said):
+    refuses = subject(said)  # "did you mean 'stop'?" does not refuse the target's stop
+    if not _not_taken(refuses):
         return None
-    fields = [key for key in settings if key in body and key not in CAPS and names(said, key)]
+    fields = [key for key in settings if key in body and key not in CAPS and names(refuses, key)]
     if "tool_choice" in fields and body.get("tool_choice") in AUTO_CHOICES:
         fields.remove("tool_choice")  # the default: neutral, not a setting
     if fields:
@@ -179,8 +256,11 @@ def of_meaning(
         if fields == ["tool_choice"]:
             fix = "set tool_choice: auto in the target file (or serve a model that takes it)"
             shown = f"tool_choice {_value(body['tool_choice'])}"
-        elif len(fields) > 1:
+        elif len(fields) > 1 and TOGETHER.search(refuses) is not None:
             fix = "keep one of them in the target file's params and remove the other"
+        elif len(fields) > 1:  # each refused on its own (Gemini: 'Unknown name "seed"' twice)
+            each = " and ".join(f"params.{k}" for k in fields)
+            fix = f"change or remove {each} in the target file"
         else:
             fix = f"change or remove params.{fields[0]} in the target file"
         key = (fields[0], _value([body[k] for k in fields]))
@@ -188,13 +268,15 @@ def of_meaning(
             f"the server refuses the target's {shown} ({said}); the harness does not change "
             f"what a request means to get an answer: {fix}",
             key=key,
+            setting="tool_choice" if fields == ["tool_choice"] else f"params.{fields[0]}",
         )
-    if _has_system(body) and names(said, "system") and "role" in said.lower():
+    if _has_system(body) and names(refuses, "system") and "role" in refuses.lower():
         return FieldRefused(
             f"the server refuses the request's system message ({said}); the harness does not "
             "fold a system prompt into a user message for it: remove system_prompt from the "
             "target file, or serve a model whose template takes a system message",
             key=("system", "true"),
+            setting="system_prompt",
         )
     return None
 
@@ -234,9 +316,11 @@ class Refusals:
             else:
                 carried = field in body and _first(value) == _value(body[field])
             if carried:
-                raise HarnessFault(
+                raise FieldRefused(
                     f"not sent: {refusal.message} (refused on an earlier call of this run)",
-                    code=REQUEST_REFUSED,
+                    key=refusal.key,
+                    setting=refusal.setting,
+                    first=refusal,
                 )
 
     async def send(
@@ -312,5 +396,6 @@ __all__ = [
     "of_meaning",
     "refused",
     "refuses_stream_options",
+    "subject",
     "variants",
 ]

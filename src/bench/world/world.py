@@ -121,6 +121,10 @@ class World:
             raise self._fault("state", str(exc)) from None
         self._start = json.dumps(self._state)  # the starting state, for ``fresh``
 
+    def built_for(self, task: Task, corpus: Corpus | None) -> bool:
+        """Whether this world was built from this very task and corpus (the same objects)."""
+        return self._task is task and self._corpus is corpus
+
     def fresh(self) -> World:
         """A new world for another attempt at the same task: the same checked tools and
         schemas (built once, immutable), the task's starting state, no calls made. What a new
