@@ -173,7 +173,9 @@ def test_hostile_strings_render_as_text_and_run_nothing(page: Watched) -> None:
     row = page.page.locator("tr[data-key^='xss/']")
     assert "<img src=x onerror=alert(1)>" in (row.locator("td.name").text_content() or "")
     assert row.locator("img").count() == 0
-    assert "</script><script>alert(1)</script>" in (row.text_content() or "")
+    # A run's target carries the hostile note, which no verifying bundle can: the board reads
+    # none (tests/verify/test_forgery_round17.py), so its words never reach the row.
+    assert "</script><script>alert(1)</script>" not in (row.text_content() or "")
     row.locator("td.rank").click()
     assert page.page.locator("#card-title").text_content() == "<img src=x onerror=alert(1)>"
     assert page.page.locator("#card img, body > img").count() == 0

@@ -116,6 +116,9 @@ class EntryInput:
     """Why verification failed, as ``bench verify`` prints it (``render.render_text``): for
     the build's --strict error only, never on a page (the message may quote the bundle)."""
     note: str | None = None
+    """Nothing sets it from a run: a recorded target has no ``note`` (``TargetSpec`` forbids
+    one, so no verifying bundle carries it), and only a hand-edited config.json of a local
+    run did, whose words no check had read. The page's note column stays empty."""
     languages: Mapping[str, tuple[float, int]] = field(default_factory=dict)
     """language -> (plain mean task value, tasks) over scorable tasks (``RunSummary.languages``)."""
     seed: int = DEFAULT_SEED
@@ -265,7 +268,6 @@ def from_summary(
         )
         for task_id, why in summary.not_scorable
     )
-    note = config.target.get("note")
     suite = config.task_set.suite
     replay_of = None
     if config.target_kind == "cassette":
@@ -327,7 +329,6 @@ def from_summary(
         source_path=source_path,
         verified=verified,
         verified_note=verified_note,
-        note=note if isinstance(note, str) else None,
         languages=dict(summary.languages),
         seed=config.seed,
         headline=None if summary.headline is None else RunHeadline.of(summary.headline),

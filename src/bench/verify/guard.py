@@ -4,8 +4,10 @@ A PR changes the files of **one** entrant, and is one of two kinds (docs/SUBMISS
 pull request may change"):
 
 * A **results PR** adds files inside exactly one new ``results/<entrant>/<run_id>/``. It may also
-  add or modify that entrant's ``submissions/<entrant>.yaml`` while the entrant has no bundle
-  on the base branch (see ``PR_EDITS_PUBLISHED`` below), and nothing else: it may not
+  add that entrant's ``submissions/<entrant>.yaml`` where the base branch has none and the
+  entrant has no bundle there (see ``PR_EDITS_PUBLISHED`` below), and nothing else: it may not
+  modify a registry file the base branch holds (``PR_REGISTRY_AND_RESULTS``: the entrant's
+  registration wrote it, and the bundle beside the change is no sign of who asks), may not
   modify or delete anything under ``results/`` (accepted bundles are never rewritten), may not
   touch ``submissions/allowed_signers`` (a key added with the results it signs would vouch for
   itself), may not touch another entrant's files, and may not change code, workflows or tasks.
@@ -72,6 +74,10 @@ CODES: dict[str, str] = {
     "shows who made it, not who carries it) adding or modifying the registry file of an "
     "entrant with bundles on the base branch: it renames their rows, and only a maintainer "
     "can tell who asks",
+    "PR_REGISTRY_AND_RESULTS": "a results PR modifying its entrant's registry file, one the "
+    "base branch holds (the entrant's registration wrote it): a bundle signed with the "
+    "entrant's key shows who made it, not who carries it, so the first pull request to land "
+    "would write the file of an entrant not yet on the board; a registration changes it",
     "PR_SIGNERS_INVALID": "a registration whose allowed_signers breaks the lint (a principal "
     "twice, a key registered for two entrants, a non-ed25519 key, a missing namespace option): "
     "once merged, every bundle's verification on main would stop (SIGNERS_UNUSABLE)",
@@ -339,7 +345,35 @@ def guard(
                     code="PR_EDITS_PUBLISHED",
                     path=shown(change.path),
                 )
+    if bundle:
+        _check_registry_with_results(submissions)
     return bundle
+
+
+def _check_registry_with_results(submissions: list[tuple[Change, str]]) -> None:
+    """A results PR modifies no registry file the base branch holds, even of an entrant not on
+    the board yet. Its bundle is signed with the entrant's registered key, but a signature
+    shows who made the bundle, not who opens the pull request: the bundle is public from the
+    moment the entrant's own pull request opens, and a stranger who carries it, unchanged,
+    beside a registry file of their own (another name, their links and contact) had a green
+    check; whichever of the two pull requests landed first wrote the file. An entrant's key
+    and registry file come together in its registration (a key without a registry file is an
+    error: ``ENTRANT_FILE_MISSING``), so a results PR finds its entrant's file on the base
+    branch; a change to it is a registration of its own, which carries no bundle to vouch
+    for it and which the maintainers review (CODEOWNERS). Adding a file the base branch does
+    not hold stays open (a key without a registry file, which the lint refuses)."""
+    for change, owner in submissions:
+        if change.status == "M":
+            raise GuardRefusal(
+                f"a results PR modifies the registry file of entrant '{owner}': its bundle "
+                "shows who made it, not who opens the pull request (anyone can carry it from "
+                "the entrant's own open pull request beside a registry file of their own), so "
+                "the first pull request to land would name and describe the entrant's rows; "
+                "change the registry file in a registration pull request of its own, and add "
+                "the bundle alone",
+                code="PR_REGISTRY_AND_RESULTS",
+                path=shown(change.path),
+            )
 
 
 def _check_signers(

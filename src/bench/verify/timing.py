@@ -24,6 +24,15 @@ them say:
   the time its run id names.
 
 No lower bound: a merged run's shards may start before the first shard's ``created_at``.
+
+The order of status.json's own times (``started_at`` after ``finished_at``, or a run finished
+before its last attempt did) is not checked: nothing the board or the transcript page shows
+reads them. The row's date and the "latest run" choice come from config.json's
+``created_at`` and the run id, the latency figures from each attempt's ``trace.latency_s``,
+and the transcript page's times from the attempt itself (checked above). Only a local
+report (``bench report`` of one's own run) prints a status time and wall time. A shipped merged
+run (``smollm2-135m-llamacpp``) has a ``started_at`` before its config's ``created_at``, so
+an order between the two would refuse honest merges.
 """
 
 from __future__ import annotations
