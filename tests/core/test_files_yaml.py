@@ -159,6 +159,8 @@ def test_any_text_gives_the_strict_loaders_value_or_error(text: str) -> None:
         expected = ("error", type(exc), str(exc))
     try:
         got: Any = ("value", typed(files._load(text)))
+    except files._Unportable:
+        return  # refused on every machine: PyYAML's other parser refuses or reads it otherwise
     except Exception as exc:
         got = ("error", type(exc), str(exc))
     assert got == expected

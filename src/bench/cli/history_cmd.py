@@ -93,7 +93,11 @@ def leaderboard(db: Path | None, runs_dir: Path, fmt: str) -> None:
     show_default=True,
     help="CSV (one row per run) or JSON.",
 )
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Write to a file.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+    help="Write to a file ('-': standard output), replacing one there whole.",
+)
 @runs_dir_option
 def export(db: Path | None, fmt: str, out: Path | None, runs_dir: Path) -> None:
     """Export the run history as CSV (formula cells neutralised) or JSON."""
@@ -105,7 +109,7 @@ def export(db: Path | None, fmt: str, out: Path | None, runs_dir: Path) -> None:
     rows = list_runs(connection)
     connection.close()
     text = export_csv(rows) if fmt == "csv" else export_json(rows)
-    if out is None:
+    if out is None or str(out) == "-":  # '-' is standard output, as for any Unix tool
         click.echo(text, nl=False)
         return
     with made_directory(out.parent):  # a full disk leaves no empty directory behind

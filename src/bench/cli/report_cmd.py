@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -28,8 +30,9 @@ if TYPE_CHECKING:
     "--out",
     "out_text",
     type=click.Path(),
-    help="Write here instead of stdout; a directory (or a path ending in /) gets "
-    "<run_id>.<md|xml|json|txt|html>.",
+    help="Write here instead of stdout ('-': stdout); a directory (or a path ending in /) gets "
+    "<run_id>.<md|xml|json|txt|html>. A report already there is replaced whole (atomically: "
+    "an interrupted write leaves the old one); a path inside the run's own directory is refused.",
 )
 @click.option(
     "--templates",
@@ -58,19 +61,45 @@ def report(
     """
     from bench.records.store import RunStore
     from bench.reports import summarize
-    from bench.reports.output import ReportFormat, render_report, write_report
+    from bench.reports.output import ReportFormat, render_report, report_path, write_report
 
     run = RunStore(runs_dir).resolve(run_ref)
+    if out_text == "-":  # standard output, as for any Unix tool (it wrote a file named '-')
+        if fmt == "html":
+            click.echo(_page(run, templates, methodology), nl=False)
+            return
+        out_text = None
     out = _out_path(out_text)
     if fmt == "html":
         click.echo(f"wrote {_html(run, out, templates, methodology)}")
         return
-    summary = summarize(run)
     chosen = cast(ReportFormat, fmt)
+    if out is not None:
+        _refuse_into_run(run, report_path(out, run.run_id, chosen))
+    summary = summarize(run)
     if out is None:
         click.echo(render_report(summary, chosen), nl=False)
         return
     click.echo(f"wrote {write_report(summary, chosen, out)}")
+
+
+def _refuse_into_run(run: RunDir, path: Path) -> None:
+    """A report is never written over the run it reports (``--out runs/<id>/status.json``
+    replaced the run's status with a report: the run was lost); anything else is replaced."""
+    from bench.core.errors import UsageError
+
+    try:
+        inside = path.resolve().is_relative_to(run.path.resolve())
+    except (OSError, RuntimeError):  # a symlink loop: the write names it
+        return
+    if inside:
+        raise UsageError(
+            "is inside the run's own directory, whose files a report must not replace: "
+            "give --out a path outside it",
+            code="REPORT_OUT",
+            path=path,
+            field="--out",
+        )
 
 
 def _out_path(text: str | None) -> Path | None:
@@ -90,33 +119,59 @@ def _out_path(text: str | None) -> Path | None:
 
 
 def _html(run: RunDir, out: Path | None, templates: Path | None, methodology: Path | None) -> Path:
-    import tempfile
-
-    from bench.board import BuildOptions, build
-    from bench.board.load import RunLoader
     from bench.core.atomic import write_atomic
 
     if out is None:
         out = Path(f"{run.run_id}.html")
     elif out.is_dir():
         out = out / f"{run.run_id}.html"
+    _refuse_into_run(run, out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    try:  # the page is built beside ``out``; a refusal there is said of ``out``
-        scratch_dir = tempfile.TemporaryDirectory(dir=out.parent, prefix=".report-")
+    with _built(run, out.parent, str(out), templates, methodology) as page:
+        # atomically: a copy that a full disk stopped left half a page where the old was
+        write_atomic(out, page)
+    return out
+
+
+def _page(run: RunDir, templates: Path | None, methodology: Path | None) -> str:
+    """The page for ``--out -`` (built in the system's temp directory)."""
+    with _built(run, None, "the report", templates, methodology) as page:
+        return page.decode("utf-8")
+
+
+@contextlib.contextmanager
+def _built(
+    run: RunDir, parent: Path | None, named: str, templates: Path | None, methodology: Path | None
+) -> Iterator[bytes]:
+    """The page, built in a scratch folder in ``parent`` that is kept until the page is
+    written; what the file system refuses there is said of ``named``, the report the user
+    asked for (not ``.report-…/site``)."""
+    import tempfile
+
+    from bench.board import BuildOptions, build
+    from bench.board.load import RunLoader
+
+    try:
+        scratch_dir = tempfile.TemporaryDirectory(dir=parent, prefix=".report-")
     except OSError as exc:
-        exc.filename = str(out)
+        exc.filename, exc.filename2 = named, None
         raise
     with scratch_dir as scratch:
-        result = build(
-            BuildOptions(
-                runs=None,
-                results=None,
-                out=Path(scratch) / "site",
-                templates=templates,
-                methodology=methodology,
-                extra_loaders=(RunLoader(run),),
+        try:
+            result = build(
+                BuildOptions(
+                    runs=None,
+                    results=None,
+                    out=Path(scratch) / "site",
+                    templates=templates,
+                    methodology=methodology,
+                    extra_loaders=(RunLoader(run),),
+                )
             )
-        )
-        # atomically: a copy that a full disk stopped left half a page where the old was
-        write_atomic(out, result.index.read_bytes())
-    return out
+            page = result.index.read_bytes()
+        except OSError as exc:
+            inside = os.path.abspath(str(exc.filename or scratch))
+            if os.path.commonpath([inside, os.path.abspath(scratch)]) == os.path.abspath(scratch):
+                exc.filename, exc.filename2 = named, None
+            raise
+        yield page

@@ -450,8 +450,13 @@ def build_bundle(
     files[MANIFEST] = manifest
     files[SIGNATURE] = sign(manifest, key).encode("ascii")
     _refuse_oversize_bundle(run, files)
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".tmp-bundle-", dir=destination.parent))
+    made = _missing_parents(destination)
+    try:
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".tmp-bundle-", dir=destination.parent))
+    except BaseException:
+        _remove_empty(made)
+        raise
     try:
         for name, data in files.items():
             write_once(staging / name, data)
@@ -480,7 +485,29 @@ def build_bundle(
     finally:
         with contextlib.suppress(FileNotFoundError):
             shutil.rmtree(staging)
+        if not destination.is_dir():
+            # Nothing half-written is nothing at all: the OUT/<entrant>/ this call made goes.
+            _remove_empty(made)
     return destination
+
+
+def _missing_parents(destination: Path) -> list[Path]:
+    """The ancestors of ``destination`` that do not exist yet, deepest first."""
+    missing = []
+    parent = destination.parent
+    while not parent.exists() and not parent.is_symlink() and parent != parent.parent:
+        missing.append(parent)
+        parent = parent.parent
+    return missing
+
+
+def _remove_empty(directories: list[Path]) -> None:
+    """Remove the directories this call made (deepest first) while they are empty."""
+    for directory in directories:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
 
 
 __all__ = [
