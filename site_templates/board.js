@@ -235,11 +235,12 @@ document.addEventListener("DOMContentLoaded", function () {
   // A column's explanation shows under its header while pointed at or focused (board.css);
   // Escape hides it until the pointer or the focus leaves that header.
   tables.forEach(function (t) {
-    // ... and a screen reader hears it as the description of the header's buttons
+    // ... and a screen reader hears it as the description of the header's buttons: in the
+    // markup (no script needed), except a suite category's, whose button is set here
     t.table.tHead.querySelectorAll("th").forEach(function (th) {
       var help = th.querySelector(".col-help");
       if (!help) return;
-      th.querySelectorAll("button[data-sort]").forEach(function (b) { b.setAttribute("aria-describedby", help.id); });
+      th.querySelectorAll("button[data-sort]:not([aria-describedby])").forEach(function (b) { b.setAttribute("aria-describedby", help.id); });
     });
     t.table.tHead.addEventListener("keydown", function (event) {
       var th = event.key === "Escape" && event.target.closest("th");
@@ -552,7 +553,7 @@ document.addEventListener("DOMContentLoaded", function () {
       var unscored = el("ul", null, "not-scored");
       r.not_scored.forEach(function (n) {
         var item = el("li");
-        item.appendChild(el("code", n.task_id));
+        item.appendChild(n.private ? el("code", n.task_id) : taskLink(n.task_id, cohortIndex));
         item.appendChild(document.createTextNode(" " + n.family + " "));
         if (n.private) item.appendChild(el("span", "(private split: id only)", "sub"));
         else if (n.reason !== null) item.appendChild(el("span", n.reason, "sub sentence"));
@@ -570,7 +571,8 @@ document.addEventListener("DOMContentLoaded", function () {
     var failed = el("ul", null, "failed");
     failedList.forEach(function (f) {
       var item = el("li");
-      item.appendChild(el("code", f.task_id));
+      // a private task: its id and score, no link (the task search still finds its view)
+      item.appendChild(f.private ? el("code", f.task_id) : taskLink(f.task_id, cohortIndex));
       item.appendChild(document.createTextNode(" " + f.family + ", score " + fmt(f.value, 2) + " "));
       if (f.private) item.appendChild(el("span", "(private split: id and score only)", "sub"));
       f.lines.forEach(function (line) { item.appendChild(el("span", line, "sub sentence")); });
@@ -647,7 +649,7 @@ document.addEventListener("DOMContentLoaded", function () {
   });
   function syncWithHash() {
     var target = hashTarget();
-    if (target) { openCard(target.ci, target.key, false); return; }
+    if (target) { hideTask(); openCard(target.ci, target.key, false); return; }
     closeCard(true);
     goToPlace();
   }
@@ -752,6 +754,22 @@ document.addEventListener("DOMContentLoaded", function () {
   }
   function goToPlace() {
     var h = location.hash, m, ci;
+    if ((m = /^#task=([^&]*)(?:&cohort=(.*))?$/.exec(h))) {
+      var id = decoded(m[1]);
+      ci = m[2] === undefined ? -1 : cohortIndex(decoded(m[2]));
+      if (id) showTask(id, ci);
+      return;
+    }
+    hideTask();
+    if ((m = /^#rankby=([^&]*)(?:&cohort=(.*))?$/.exec(h))) {
+      var wanted = decoded(m[1]), only = m[2] === undefined ? null : decoded(m[2]), first = null;
+      rankChoosers.forEach(function (chooser, i) {
+        if (!chooser || (only !== null && cohorts[i].cohort_key !== only)) return;
+        if (chooser.pick(wanted) && first === null) first = chooser;
+      });
+      if (first) first.box.scrollIntoView({ block: "start" });
+      return;
+    }
     if ((m = /^#row=([^&]*)&cohort=(.*)$/.exec(h))) {
       ci = cohortIndex(decoded(m[2]));
       if (ci >= 0) showRow(ci, decoded(m[1]));
@@ -795,6 +813,11 @@ document.addEventListener("DOMContentLoaded", function () {
       (hi === lo ? "the data allow no other rank" : "the data allow ranks " + lo + " to " + hi);
     return [shown, el("span", words, "sr-only")];
   }
+  var rankChoosers = [];
+  function rankByHash(ci, view) {
+    return "#rankby=" + encodeURIComponent(view.kind + ":" + view.name) +
+      "&cohort=" + encodeURIComponent(cohorts[ci].cohort_key);
+  }
   // per cohort: its "rank by" options ({kind, name, tasks, test}), or null without the view
   var rankViews = tables.map(function (t) {
     var box = t.section.querySelector("div.rank-by");
@@ -817,6 +840,8 @@ document.addEventListener("DOMContentLoaded", function () {
     if (!views || !views.length) return;
     var box = t.section.querySelector("div.rank-by");
     var select = box.querySelector("select"), note = box.querySelector(".rank-by-note");
+    var link = box.querySelector(".rank-by-link"), printed = t.section.querySelector(".print-ranks");
+    var headlineRanks = printed ? printed.textContent : "";
     t.rows.forEach(function (r) {
       r.cell = r.tr.cells[0];
       r.built = Array.prototype.slice.call(r.cell.childNodes);
@@ -829,8 +854,21 @@ document.addEventListener("DOMContentLoaded", function () {
       var raw = cell ? cell.getAttribute("data-value") : "";
       return raw === null || raw === "" ? null : Number(fmt(Number(raw), view.kind === "family" ? 2 : 3));
     }
-    function choose() {
+    function choose(event) {
       var k = select.selectedIndex - 1, view = k >= 0 ? views[k] : null;
+      // the choice has an address (#rankby=<kind>:<name>&cohort=<key>), written when the
+      // reader chooses, never over a card's, a row's, a comparison's or a task's
+      var address = view ? rankByHash(ci, view) : "";
+      if (event && /^(#rankby=.*|#cohort=.*|#?)$/.test(location.hash) && location.hash !== address) {
+        try { history.replaceState(null, "", location.href.split("#")[0] + address); } catch (err) { /* file: quirks */ }
+      }
+      if (link) { link.hidden = !view; link.href = address || "#"; }
+      if (printed) {
+        printed.textContent = view
+          ? "Ranks on this printout: by " + view.kind + " " + view.name + " alone, on its " + tasks(view.tasks) +
+            " every ranked row scored; not the headline's."
+          : headlineRanks;
+      }
       t.table.querySelectorAll(".ranked-by").forEach(function (n) { n.classList.remove("ranked-by"); });
       if (view) {
         t.table.querySelectorAll("[data-" + view.kind + "]").forEach(function (n) {
@@ -893,6 +931,20 @@ document.addEventListener("DOMContentLoaded", function () {
         " every ranked row scored; " + how + ". Reference and unranked rows follow; every other column is unchanged (choose the headline for its ranks).";
     }
     select.addEventListener("change", choose);
+    if (link) link.addEventListener("click", function (event) { event.preventDefault(); });
+    rankChoosers[ci] = {
+      box: box,
+      // choose the option a link names: "family:tool-trajectory", or the name alone
+      pick: function (wanted) {
+        for (var k = 0; k < views.length; k++) {
+          if (wanted === views[k].kind + ":" + views[k].name || wanted === views[k].name) {
+            if (select.selectedIndex !== k + 1) { select.selectedIndex = k + 1; choose(null); }
+            return true;
+          }
+        }
+        return false;
+      }
+    };
     box.hidden = false;
   });
 
@@ -944,6 +996,14 @@ document.addEventListener("DOMContentLoaded", function () {
       verdict.appendChild(document.createTextNode(v === 0
         ? ": the data cannot tell " + rowName(A) + " and " + rowName(B) + " apart."
         : " of " + rowName(v > 0 ? B : A) + "."));
+      // below 30 shared tasks the sign-flip test decides: when the interval shown says
+      // otherwise (a tie whose interval excludes 0, or a lead whose interval holds it), the
+      // verdict says so where it is read first, not only in the small print under the bar
+      if (c.cp.test === "sign-flip" && (v === 0) === (lo > 0 || hi < 0)) {
+        verdict.appendChild(document.createTextNode(" With " + tasks(c.cp.tasks) +
+          " shared, the exact sign-flip test decides, not the interval below, which " +
+          (v === 0 ? "excludes" : "holds") + " 0."));
+      }
       out.appendChild(verdict);
       var diff = el("p", null, "compare-diff");
       diff.appendChild(el("span", rowName(A) + " − " + rowName(B) + ": "));
@@ -989,6 +1049,141 @@ document.addEventListener("DOMContentLoaded", function () {
     section.querySelector(".compare-form").hidden = false;
     compares[ci] = c;
   });
+
+  // The task view, "which entries failed this task?": one task (from a failed task's id on a
+  // report card, the task search or its address, #task=<id>[&cohort=<cohort key>]), and in
+  // each cohort that has it every row's verdict, in the table's order, with a link to the
+  // row's transcript. The verdicts, the family and the prompt in brief were computed at build
+  // time (taskview.py) and carried in the view's data-tasks; nothing is computed here.
+  var taskView = document.getElementById("task-view");
+  var taskData = taskView ? JSON.parse(taskView.getAttribute("data-tasks")) : [];
+  var taskIndex = cohorts.map(function (c, ci) {
+    var v = taskData[ci], m = new Map();
+    // a cohort whose verdicts are not one per row is shown by no task view
+    if (v && v.verdicts.length === c.entries.length) v.tasks.forEach(function (t, i) { m.set(t[0], i); });
+    return m;
+  });
+  var VERDICT = { p: "passed", f: "failed", e: "errored", n: "not scored", "-": "not run" };
+  function taskHash(id, ci) {
+    return "#task=" + encodeURIComponent(id) + (ci >= 0 ? "&cohort=" + encodeURIComponent(cohorts[ci].cohort_key) : "");
+  }
+  function taskLink(id, ci) {
+    var code = el("code", id);
+    if (!taskIndex[ci] || !taskIndex[ci].has(id)) return code;
+    var a = el("a", null, "task-link");
+    a.href = taskHash(id, ci);
+    a.title = "every row of the cohort on this task";
+    a.appendChild(code);
+    return a;
+  }
+  function rowVerdicts(v, i, c) {
+    var counts = { p: 0, f: 0, e: 0, n: 0, "-": 0 };
+    v.verdicts.forEach(function (s) { counts[s.charAt(i)] += 1; });
+    var parts = [(counts.f + counts.e) + " of " + c.entries.length + " row" + (c.entries.length !== 1 ? "s" : "") + " failed it" +
+      (counts.e ? " (" + counts.e + " errored)" : "")];
+    parts.push(counts.p + " passed");
+    if (counts.n) parts.push(counts.n + " could not be scored");
+    if (counts["-"]) parts.push(counts["-"] + " did not run it");
+    return parts.join("; ") + ".";
+  }
+  function verdictRow(c, ci, k, letter, id, isPrivate, holders) {
+    var r = c.entries[k], tr = el("tr", null, "verdict-" + (letter === "-" ? "none" : letter));
+    tr.setAttribute("data-key", r.key);
+    var rank = r.ranked ? String(r.rank) + (holders.get(r.rank) > 1 ? " tied" : "") : r.reference ? "ref" : "—";
+    tr.appendChild(el("td", rank));
+    var who = tr.appendChild(el("th"));
+    who.scope = "row";
+    var open = who.appendChild(el("a", rowName(r)));
+    open.href = cardHash(ci, r.key);
+    var cell = tr.appendChild(el("td"));
+    cell.appendChild(el("strong", VERDICT[letter]));
+    var f = null;
+    if (letter === "f" || letter === "e") {
+      f = failedTasks(r.failed).filter(function (x) { return x.task_id === id; })[0] || null;
+      if (f && f.value !== null) cell.appendChild(document.createTextNode(", score " + fmt(f.value, 2)));
+      if (f) f.lines.slice(0, 2).forEach(function (line) { cell.appendChild(el("span", line, "sub sentence")); });
+    } else if (letter === "n") {
+      var why = r.not_scored.filter(function (x) { return x.task_id === id; })[0];
+      if (why && why.reason) cell.appendChild(el("span", why.reason, "sub sentence"));
+    }
+    var look = tr.appendChild(el("td"));
+    // the viewer's file of a bundle holds every attempt; of a run directory, its failed tasks'
+    var held = letter === "f" || letter === "e" || (letter !== "-" && r.source === "bundle");
+    if (isPrivate) look.appendChild(el("span", "private split: none", "sub"));
+    else if (held && typeof r.transcripts === "string" && /^[0-9a-f]{24}$/.test(r.transcripts)) {
+      var view = look.appendChild(el("a", "transcript", "transcript"));
+      view.href = "transcript.html" + fromPage() + "#" + r.transcripts + "/" + encodeURIComponent(id);
+      view.setAttribute("aria-label", "transcript of " + rowName(r));
+      if (f && f.transcript) { look.appendChild(document.createTextNode(" ")); look.appendChild(safeLink(f.transcript, "source")); }
+    } else look.appendChild(document.createTextNode("—"));
+    return tr;
+  }
+  function showTask(id, only) {
+    if (!taskView) return;
+    var title = document.getElementById("task-view-title"), body = document.getElementById("task-view-body");
+    var found = [];
+    taskIndex.forEach(function (m, ci) { if (m.has(id) && (only < 0 || only === ci)) found.push(ci); });
+    title.textContent = "Task " + id;
+    document.getElementById("task-view-link").href = taskHash(id, only);
+    var out = document.createDocumentFragment();
+    if (!found.length) {
+      title.textContent = "No task " + id;
+      var like = [], lower = id.toLowerCase();
+      taskIndex.forEach(function (m) { m.forEach(function (i, t) { if (t.toLowerCase().indexOf(lower) !== -1 && like.indexOf(t) === -1) like.push(t); }); });
+      out.appendChild(el("p", like.length
+        ? "No task of this page has that id. Tasks whose id contains it" + (like.length > 20 ? " (the first 20 of " + like.length + ")" : "") + ":"
+        : "No task of this page has that id, or contains it."));
+      var list = out.appendChild(el("ul", null, "task-like"));
+      like.sort().slice(0, 20).forEach(function (t) {
+        var a = list.appendChild(el("li")).appendChild(el("a", null, "task-link"));
+        a.href = taskHash(t, -1);
+        a.appendChild(el("code", t));
+      });
+    }
+    found.forEach(function (ci) {
+      var v = taskData[ci], i = taskIndex[ci].get(id), t = v.tasks[i], c = cohorts[ci];
+      var part = out.appendChild(el("section", null, "task-cohort"));
+      part.appendChild(el("h3", "Cohort: " + c.title));
+      var prompt = t[3] ? "private split: id and verdicts only" : t[2] !== null ? t[2]
+        : v.prompts ? "—" : "not on this page: the build was not given this cohort's task set (bench board build --tasks)";
+      part.appendChild(dl([["family", t[1] || "—"], ["prompt, in brief", prompt]]));
+      part.appendChild(el("p", rowVerdicts(v, i, c), "task-counts"));
+      var table = part.appendChild(el("table", null, "task-rows"));
+      var head = table.appendChild(el("thead")).appendChild(el("tr"));
+      ["Rank", "Entrant", "Verdict", "Transcript"].forEach(function (h) { head.appendChild(el("th", h)).scope = "col"; });
+      var rows = table.appendChild(el("tbody")), holders = new Map();
+      c.entries.forEach(function (r) { if (r.ranked) holders.set(r.rank, (holders.get(r.rank) || 0) + 1); });
+      c.entries.forEach(function (r, k) { rows.appendChild(verdictRow(c, ci, k, v.verdicts[k].charAt(i), id, t[3] === 1, holders)); });
+    });
+    body.replaceChildren(out);
+    taskView.hidden = false;
+    focusHeading(title);
+  }
+  function hideTask() { if (taskView && !taskView.hidden) taskView.hidden = true; }
+  if (taskView) {
+    document.getElementById("task-view-link").addEventListener("click", function (event) { event.preventDefault(); });
+    document.getElementById("task-view-close").addEventListener("click", function () {
+      hideTask();
+      if (/^#task=/.test(location.hash)) {
+        try { history.replaceState(null, "", location.href.split("#")[0]); } catch (err) { /* file: quirks */ }
+      }
+      document.getElementById("task-search-text").focus();
+    });
+  }
+  var taskSearch = document.getElementById("task-search");
+  if (taskSearch) {
+    var known = new Set(), ids = document.getElementById("task-ids");
+    taskIndex.forEach(function (m) { m.forEach(function (i, t) { known.add(t); }); });
+    Array.from(known).sort().slice(0, 5000).forEach(function (t) { ids.appendChild(el("option")).value = t; });
+    taskSearch.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var id = document.getElementById("task-search-text").value.trim();
+      if (!id) return;
+      var address = taskHash(id, -1);
+      if (known.has(id) && location.hash !== address) location.hash = address;
+      else showTask(id, -1);
+    });
+  }
 
   if (hashTarget()) syncWithHash();
   else goToPlace();

@@ -254,11 +254,12 @@ def render_board(
     options: BuildOptions,
     pairs: list[dict[str, Any] | None] | None = None,
     standings: list[dict[str, Any] | None] | None = None,
+    tasks: list[dict[str, Any] | None] | None = None,
 ) -> bytes:
-    """The page of ``board``; ``pairs``: its cohorts' comparisons (``pairs.board_pairs``), and
-    ``standings``: their ranks per family and category (``standings.board_standings``); None
-    for a board made without its runs' task values (no "is A better than B?" or "rank by"
-    view)."""
+    """The page of ``board``; ``pairs``: its cohorts' comparisons (``pairs.board_pairs``),
+    ``standings``: their ranks per family and category (``standings.board_standings``), and
+    ``tasks``: every row's verdict on every task (``taskview.board_tasks``); None for a board
+    made without its runs' task values (no "is A better than B?", "rank by" or task view)."""
     from .page import packaged_asset, page_context, render_page
 
     if options.methodology is None:
@@ -270,7 +271,9 @@ def render_board(
             raise BoardBuildError(
                 f"cannot read: {exc.strerror}", code="BOARD_TEMPLATE", path=options.methodology
             ) from None
-    context = page_context(board, options.templates, markdown, options.repo_url, pairs, standings)
+    context = page_context(
+        board, options.templates, markdown, options.repo_url, pairs, standings, tasks
+    )
     return render_page(context, options.templates).encode("utf-8")
 
 
@@ -356,11 +359,17 @@ def build(options: BuildOptions) -> BuildResult:
     ]
     from .pairs import board_pairs
     from .standings import board_standings
+    from .taskview import board_tasks, prompt_sources, task_prompts
 
     boards: list[tuple[str, Board]] = []
     pairs: dict[str, list[dict[str, Any] | None]] = {}
     standings: dict[str, list[dict[str, Any] | None]] = {}
+    tasks: dict[str, list[dict[str, Any] | None]] = {}
     warnings: list[str] = []
+    # the task view's prompts: the task sets bundles are verified against, where they hash
+    # to a cohort's (loaded once, for every page)
+    sources = prompt_sources(options.tasks, options.results, options.suite_tasks)
+    prompts: dict[str, dict[str, str]] = {}
     for page in plan:
         board = build_rows(
             page.entries,
@@ -371,6 +380,10 @@ def build(options: BuildOptions) -> BuildResult:
         )
         pairs[page.stem] = board_pairs(board, page.entries)  # its cohorts' paired differences
         standings[page.stem] = board_standings(board, page.entries)  # ranks per category
+        missing = [c for c in board.cohorts if c.task_set_hash not in prompts]
+        if sources and missing:
+            prompts.update(task_prompts(sources, missing))
+        tasks[page.stem] = board_tasks(board, page.entries, prompts)  # the task view
         board = attach_registry(board, records)
         page_warnings = [*board.warnings, *problems, *replays, *page.notes]
         if not entries:
@@ -412,7 +425,9 @@ def build(options: BuildOptions) -> BuildResult:
         files[VIEWER] = viewer_page(options.templates)
     for stem, board in boards:
         data = "board" if stem == "index" else stem
-        files[f"{stem}.html"] = render_board(board, options, pairs.get(stem), standings.get(stem))
+        files[f"{stem}.html"] = render_board(
+            board, options, pairs.get(stem), standings.get(stem), tasks.get(stem)
+        )
         files[f"{data}.json"] = (board.model_dump_json(indent=2) + "\n").encode("utf-8")
     write_site(options.out, files)
     return BuildResult(

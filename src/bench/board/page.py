@@ -86,6 +86,9 @@ class PageContext:
     """Per cohort, its ranked rows' ranks per family and per suite category
     (``standings.board_standings``) for the "rank by" view: its options name them, and each
     ranked row carries its own (``data-ranks``, :func:`row_ranks`); None: no such view."""
+    tasks: list[dict[str, Any] | None] | None = None
+    """Per cohort, every row's verdict on every task it has (``taskview.board_tasks``) for the
+    task view ("which entries failed this task?"); None: no such view."""
 
 
 def page_data(board: Board) -> dict[str, Any]:
@@ -227,6 +230,7 @@ def page_context(
     repo_url: str | None = None,
     pairs: list[dict[str, Any] | None] | None = None,
     standings: list[dict[str, Any] | None] | None = None,
+    tasks: list[dict[str, Any] | None] | None = None,
 ) -> PageContext:
     css = read_asset(templates, "board.css")
     board_js = read_asset(templates, "board.js")
@@ -256,6 +260,7 @@ def page_context(
         standings=(
             standings if standings is not None and len(standings) == len(board.cohorts) else None
         ),
+        tasks=tasks if tasks is not None and len(tasks) == len(board.cohorts) else None,
     )
 
 
