@@ -22,6 +22,14 @@ answer over the length budget, or in one that pastes a tool result, does not cou
 fails with the reason (``the answer contains '14:00 CET', but the answer is 212 words, over the
 budget of 80``). ``not_contains`` reads every word, however many there are.
 
+**A number inside a longer number is that other number.** Where ``contains``'s value starts
+with a digit, a digit right before it does not count as a match, nor a digit right after a
+value that ends with one — but zeros after a value's decimals (``53.4`` in ``53.40``), and a
+value's own decimals after it (``845`` in ``845,75``), are the number: ``845`` is not in
+``1845`` or ``8450``, ``€150`` not in ``€1500``. Until 2026-12-07 one run of 1,002 digits that
+holds every three-digit number passed any ``contains`` of one (``digit-superstring``,
+``tests/scorers/gaming_cheats_12.py``). ``not_contains`` still reads every substring.
+
 **A hedge is not an answer.** On a task whose corpus answers it (a ``citations`` check and no
 ``answerable`` one: the grounded questions that are not marked unanswerable), ``contains`` and
 ``regex`` also fail an answer that says it does not know (a decline phrase of ``answerable``,
@@ -149,17 +157,63 @@ def _shown(value: str, case_sensitive: bool) -> str:
     return f"'{value}'" + (" (case-sensitive)" if case_sensitive else "")
 
 
+_DECIMALS = re.compile(r"\d[.,]\d+$")
+_ZEROS = re.compile(r"0*+(?!\d)")
+
+
+def _in_a_longer_number(value: str, answer: str, start: int, end: int) -> bool:
+    """Whether the match ``answer[start:end]`` of ``value`` is part of a longer number: a digit
+    right before a value that starts with one, or right after a value that ends with one —
+    except trailing zeros after a value's decimals (``53.4`` is ``53.40``)."""
+    if value[:1].isdigit() and start > 0 and answer[start - 1].isdigit():
+        return True
+    if not (value[-1:].isdigit() and end < len(answer) and answer[end].isdigit()):
+        return False
+    return _DECIMALS.search(value) is None or _ZEROS.match(answer, end) is None
+
+
+def _find_number(value: str, answer: str, case_sensitive: bool) -> tuple[bool, str | None]:
+    """Whether ``value`` occurs in ``answer`` other than inside a longer number, and if it
+    occurs only inside one, the first such number (``845`` in ``1845``)."""
+    pattern = _literal(value, case_sensitive)
+    inside = None
+    at = 0
+    while (match := pattern.search(answer, at)) is not None:
+        if not _in_a_longer_number(value, answer, match.start(), match.end()):
+            return True, None
+        if inside is None:
+            inside = _number_around(answer, match.start(), match.end())
+        at = match.start() + 1
+    return False, inside
+
+
+def _number_around(answer: str, start: int, end: int) -> str:
+    """The run of digits (and the marks between them) that ``answer[start:end]`` lies in."""
+    while start > 0 and (answer[start - 1].isdigit() or answer[start - 1] in ".,:"):
+        start -= 1
+    while end < len(answer) and (answer[end].isdigit() or answer[end] in ".,:"):
+        end += 1
+    return answer[start:end].strip(".,:")
+
+
 @register("contains")
 def score_contains(expectation: Contains, context: ScoringContext) -> Verdict:
     answer = squash(context.trace.answer)
     value = squash(expectation.value)
     shown = _shown(value, expectation.case_sensitive)
-    if _find(value, answer, expectation.case_sensitive) is not None:
+    standalone, inside = _find_number(value, answer, expectation.case_sensitive)
+    if not standalone and inside is not None:
+        return failed(
+            expectation,
+            f"the answer holds {shown} only inside a longer number ('{truncate(inside, 40)}'): "
+            "a number inside another number is that other number",
+        )
+    if standalone:
         whole = _problem(context.trace.answer, context)
         if whole is not None:
             return failed(expectation, f"the answer contains {shown}, but {whole}")
         rest = squash(unrepeated(context.trace.answer, context.trace))
-        if _find(value, rest, expectation.case_sensitive) is None:
+        if not _find_number(value, rest, expectation.case_sensitive)[0]:
             return failed(expectation, f"the answer contains {shown}, but {REPEATED}")
         return passed(expectation, f"the answer contains {shown}")
     return failed(expectation, f"the answer does not contain {shown}: {excerpt(answer)}")
