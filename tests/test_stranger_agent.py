@@ -104,8 +104,8 @@ def test_the_page_saves_every_file_its_commands_use() -> None:
     files = saved_files(PAGE.read_text(encoding="utf-8"))
     assert sorted(files) == [
         "agent.py", "corpora/faq.md", "http_agent.py", "judge.yaml", "judge_server.py",
-        "judged/returns.yaml", "targets/http-agent.yaml", "targets/scripted.yaml",
-        "tasks/support.yaml",
+        "judged/returns.yaml", "labels.jsonl", "targets/http-agent.yaml",
+        "targets/scripted.yaml", "tasks/support.yaml",
     ]  # fmt: skip
 
 
@@ -303,19 +303,22 @@ def test_a_wrong_port_is_refused_before_anything_is_written_as_the_page_says(
     assert after == before
 
 
-def _labels(path: Path) -> None:
-    rubric = "The answer says unused items can be returned within 30 days."
-    with path.open("w", encoding="utf-8") as out:
-        for i in range(20):
-            right = i % 2 == 0
-            answer = "Within 30 days of delivery." if right else "Within 14 days."
-            line = {"id": f"l-{i}", "question": "How long may I return an item?",
-                    "answer": answer, "rubric": rubric, "label": right}  # fmt: skip
-            out.write(json.dumps(line) + "\n")
+def test_the_page_shows_the_labels_it_calibrates_with() -> None:
+    """The page's `bench judge calibrate … --labels labels.jsonl` runs on a file it saves:
+    the floor's 20 labels, both verdicts, in the label file's own fields (docs/JUDGE.md)."""
+    from bench.scorers.judge.calibration import LABELS_FLOOR, Label
+
+    page = PAGE.read_text(encoding="utf-8")
+    assert "--labels labels.jsonl" in page
+    lines = saved_files(page)["labels.jsonl"].splitlines()
+    labels = [Label.model_validate(json.loads(line)) for line in lines]
+    assert len(labels) == len({label.id for label in labels}) == LABELS_FLOOR
+    assert {label.label for label in labels} == {True, False}
 
 
 def test_the_stand_in_judge_calibrates_and_decides_the_judged_task(stranger: Path) -> None:
-    _labels(stranger / "labels.jsonl")
+    """The page's labels, as saved, against its stand-in judge: κ 1.00, as the page says."""
+    assert "κ 1.00" in PAGE.read_text(encoding="utf-8")
     with serving(stranger, "judge_server.py") as url:
         judge = stranger / "judge-here.yaml"
         text = (stranger / "judge.yaml").read_text(encoding="utf-8")
@@ -332,7 +335,6 @@ def test_the_stand_in_judge_calibrates_and_decides_the_judged_task(stranger: Pat
 
 def test_the_mock_server_is_no_judge_as_the_page_says(stranger: Path) -> None:
     assert "`bench mock-server` is not a judge" in PAGE.read_text(encoding="utf-8")
-    _labels(stranger / "labels-mock.jsonl")
     process = subprocess.Popen(
         [str(BENCH), "mock-server", "--port", "0", "--max-seconds", str(GUARD_S)],
         cwd=stranger, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -343,7 +345,7 @@ def test_the_mock_server_is_no_judge_as_the_page_says(stranger: Path) -> None:
         judge = stranger / "judge-mock.yaml"
         judge.write_text(f"format_version: 1\nbase_url: {url}/v1\nmodel: mock\n", "utf-8")
         done = bench(stranger, "judge", "calibrate", "--judge", judge.name, "--labels",
-                     "labels-mock.jsonl")  # fmt: skip
+                     "labels.jsonl")  # fmt: skip
     finally:
         process.terminate()
         process.wait(timeout=GUARD_S)

@@ -57,7 +57,7 @@ def test_run_show_and_compare(mini: Path) -> None:
     assert "mini crashes_on_refunds" in out
     assert "failed tasks (1):" in out
     assert "tool-0001  tool-trajectory  score 0.000" in out
-    assert "1/1 repeats: errored: ValueError: cannot handle refunds" in out
+    assert "1/1 repeats: errored: ENTRANT_EXCEPTION: ValueError: cannot handle refunds" in out
     code, out, _ = invoke("show", "latest", "--runs-dir", runs, "--task", "qa-0001")
     assert "attempt qa-0001 repeat 0: scored, score 1.000" in out
     assert "assistant → search_docs(" in out

@@ -196,7 +196,7 @@ def test_the_run_summary_says_why_attempts_errored(mini: Path) -> None:
     target = mini / "targets" / "crashes_on_refunds.yaml"
     code, out, err = _run(mini, "--split", "public", target=target)
     assert code == 0, err
-    assert "  errored 1 × ValueError: cannot handle refunds\n" in out
+    assert "  errored 1 × ENTRANT_EXCEPTION: ValueError: cannot handle refunds\n" in out
     code, out, err = _run(mini, "--split", "public")
     assert code == 0, err
     assert not [line for line in out.splitlines() if line.startswith("  errored ")]

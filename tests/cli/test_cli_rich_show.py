@@ -25,5 +25,6 @@ def test_the_table_carries_the_same_failures(mini: Path) -> None:
     print_show(summarize(run), Console(file=buffer, width=160, force_terminal=False))
     text = buffer.getvalue()
     assert "failed tasks (1)" in text
-    assert "tool-0001" in text and "1/1 repeats: errored: ValueError: cannot handle refunds" in text
+    assert "tool-0001" in text
+    assert "1/1 repeats: errored: ENTRANT_EXCEPTION: ValueError: cannot handle refunds" in text
     assert "score 0.500" in text

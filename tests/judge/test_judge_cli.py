@@ -110,7 +110,8 @@ def test_status_without_a_calibration_or_with_a_stale_one_exits_2(
     assert none.exit_code == 2
     assert none.output.splitlines()[-1] == (
         f"untrusted: no calibration on file for this judge "
-        f"({tmp_path / 'judge.calibration.json'} does not exist)"
+        f"({tmp_path / 'judge.calibration.json'} does not exist): write one with "
+        f"'bench judge calibrate --judge {path} --labels <labels.jsonl>'"
     )
     labels = write_labels(tmp_path, [True, False] * 10, [True, False] * 10)
     assert invoke("calibrate", "--judge", path, "--labels", labels).exit_code == 0

@@ -65,7 +65,7 @@ def test_mini_compare_keeps_the_old_lines(mini_runs: dict[str, RunDir], mini: Pa
     assert code == 0
     assert "difference (second − first): -0.500 [" in out
     assert "  tool-0001  1.000 → 0.000" in out
-    assert "    - 1/1 repeats: errored: ValueError: cannot handle refunds" in out
+    assert "    - 1/1 repeats: errored: ENTRANT_EXCEPTION: ValueError: cannot handle refunds" in out
     assert "exact sign-flip test, p = 1.0000" in out
 
 

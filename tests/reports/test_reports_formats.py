@@ -30,7 +30,7 @@ def test_markdown_report(mini_runs: dict[str, RunDir]) -> None:
     assert "| tool\\-trajectory | 1 | 0.000 | 0/1 | 1 | 1/1 (100%) |" in text
     assert "## Failed tasks (1)" in text
     assert "### tool\\-0001 (tool\\-trajectory), score 0.000" in text
-    assert "- 1/1 repeats: errored: ValueError: cannot handle refunds" in text
+    assert "- 1/1 repeats: errored: ENTRANT\\_EXCEPTION: ValueError: cannot handle refunds" in text
     assert "```text\nattempt tool-0001 repeat 0: errored, score 0.000\n" in text
     assert "user: Refund order 1041." in text
     good = render_markdown(summarize(mini_runs["good"]))
@@ -64,7 +64,7 @@ def test_junit_report_has_the_common_shape(mini_runs: dict[str, RunDir]) -> None
         assert len([c for c in case if c.tag in ("failure", "error", "skipped")]) <= 1
     error = cases[2].find("error")
     assert error is not None
-    assert error.get("message") == "errored: ValueError: cannot handle refunds"
+    assert error.get("message") == "errored: ENTRANT_EXCEPTION: ValueError: cannot handle refunds"
     assert error.get("type") == "errored"
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert props["headline"] == "0.500000"

@@ -65,8 +65,8 @@ def test_a_scripted_entrant_raising_our_errors_errs(tmp_path: Path) -> None:
     assert {t: (r.outcome, r.fault) for t, r in records.items()} == {
         t: ("errored", None) for t in TASKS
     }  # were: harness faults (REQUEST_REFUSED, HARNESS_EXCEPTION), out of the score
-    assert records[TASKS[1]].reason == "HarnessFault: not my fault"
-    assert records[TASKS[0]].reason == "InputError: bad input, says the entrant"
+    assert records[TASKS[1]].reason == "ENTRANT_EXCEPTION: HarnessFault: not my fault"
+    assert records[TASKS[0]].reason == "ENTRANT_EXCEPTION: InputError: bad input, says the entrant"
     failed = records[TASKS[1]].trace.exchanges[-1].response["error"]
     assert failed["code"] == "ENTRANT_EXCEPTION"
     assert summarize(run).harness_faults == 0

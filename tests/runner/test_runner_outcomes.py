@@ -54,7 +54,7 @@ def test_an_entrant_exception_is_an_errored_attempt_not_a_crash(mini: Path) -> N
     assert status.status == "complete"
     assert outcomes(run) == {"qa-0001#0": "scored", "qa-0002#0": "scored", "tool-0001#0": "errored"}
     errored = [r for r in run.attempts() if r.outcome == "errored"][0]
-    assert errored.reason == "ValueError: cannot handle refunds"
+    assert errored.reason == "ENTRANT_EXCEPTION: ValueError: cannot handle refunds"
     assert errored.value == 0.0
     summary = summarize(run)
     assert summary.headline is not None

@@ -123,8 +123,9 @@ def board() -> None:
     "--tasks",
     type=click.Path(path_type=Path),
     default=None,
-    help="The pinned task set bundles are verified against (default: tasks/ beside the "
-    "--results directory).",
+    help="The pinned task set bundles are verified against, and the one the task view's "
+    "prompts come from (default: tasks/ beside the --results directory); a cohort run on "
+    "another task set shows its tasks without prompts.",
 )
 @click.option(
     "--suite-tasks",

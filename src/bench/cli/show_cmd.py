@@ -61,6 +61,8 @@ def _as_json(summary: object, task_id: str | None) -> dict[str, object]:
         "outcomes": summary.outcomes,
         "cost_usd": summary.cost_usd,
         "cost": summary.cost_note,
+        "tokens": summary.tokens_or_none,  # None: not measured, never 0
+        "tokens_note": summary.tokens_note,
         "p95_latency_s": summary.p95_latency_s,
         "tasks": [s.model_dump(mode="json") for s in summary.task_scores],
         "failures": [

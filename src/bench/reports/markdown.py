@@ -15,6 +15,7 @@ from bench.core.clock import iso_z
 from bench.records.run import AttemptRecord
 
 from .summary import COUNTED, RunSummary, scope_lines
+from .terminal import p95_text
 from .tracetext import trace_text
 
 _SIGNIFICANT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~=])")
@@ -135,7 +136,8 @@ def _markdown_parts(
         f"{len(config.task_set.task_ids)} tasks, hash `{config.task_set.content_hash[:12]}`)",
         *(f"- **{escape(line)}**" for line in scope_lines(config)),
         f"- config fingerprint `{config.fingerprint()}`; cohort `{config.cohort_key()}`",
-        f"- cost {escape(summary.cost_note)}; tokens {escape(summary.tokens_note)}",
+        f"- cost {escape(summary.cost_note)}; tokens {escape(summary.tokens_note)}; "
+        f"p95 latency {escape(p95_text(summary))}",
         "",
         _headline(summary),
         "",

@@ -38,6 +38,22 @@ def score_line(summary: RunSummary) -> str:
     )
 
 
+def p95_text(summary: RunSummary) -> str:
+    """The run's p95 latency as every report says it: ``1.234s``, with ``(the slowest of N
+    attempt(s): fewer than 20)`` below 20 timed attempts, or ``not measured`` when no attempt
+    counts in the score (none ran, or all were not scorable, harness faults or skipped), with
+    the why when attempts ran, as the cost says it."""
+    if summary.p95_latency_s is None:
+        ran = " (no attempt counts in the score)" if summary.records else ""
+        return f"not measured{ran}"
+    p95 = f"{summary.p95_latency_s:.3f}s"
+    timed = sum(1 for r in summary.records if r.outcome in COUNTED)
+    if timed < P95_FEW:
+        # Below 20 attempts the inverted-CDF p95 is the slowest attempt: say so.
+        p95 += f" (the slowest of {timed} attempt(s): fewer than {P95_FEW})"
+    return p95
+
+
 def render_summary(summary: RunSummary) -> list[str]:
     config, status = summary.config, summary.status
     model = config.target.get("model")
@@ -88,11 +104,7 @@ def render_summary(summary: RunSummary) -> list[str]:
     )
     lines.append("  " + score_line(summary))
     errored_tasks = sum(1 for s in summary.task_scores if s.outcomes.get("errored"))
-    p95 = "n/a" if summary.p95_latency_s is None else f"{summary.p95_latency_s:.3f}s"
-    timed = sum(1 for r in summary.records if r.outcome in COUNTED)
-    if summary.p95_latency_s is not None and timed < P95_FEW:
-        # Below 20 attempts the inverted-CDF p95 is the slowest attempt: say so.
-        p95 += f" (the slowest of {timed} attempt(s): fewer than {P95_FEW})"
+    p95 = p95_text(summary)
     lines.append(
         f"  passed {summary.passed_tasks}/{summary.scored_tasks} task(s)   errored "
         f"{errored_tasks} task(s)   cost {summary.cost_note}   tokens {summary.tokens_note}   "
@@ -247,4 +259,11 @@ def render_compare(comparison: Comparison) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["render_attempt", "render_compare", "render_show", "render_summary", "render_task"]
+__all__ = [
+    "p95_text",
+    "render_attempt",
+    "render_compare",
+    "render_show",
+    "render_summary",
+    "render_task",
+]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench.core.trace import ToolCall
+from bench.core.trace import ToolCall, Trace
 from bench.records.run import AttemptRecord
 
 
@@ -69,15 +69,28 @@ def attempt_lines(record: AttemptRecord, width: int | None = None, indent: str =
     lines += [result(ran) for ran in trace.tool_calls if id(ran) not in said]
     if trace.retrieved:
         lines.append(f"{inner}retrieved: {', '.join(trace.retrieved)}")
+    lines.append(f"{inner}{usage_line(trace)}")
+    return lines
+
+
+def usage_line(trace: Trace) -> str:
+    """``tokens … cost … latency … N model call(s)``: tokens the entrant did not report are
+    "not measured", never 0, as the run summary and the board's transcript pages say them
+    (``Trace.usage_measured``)."""
+    usage = trace.usage
+    tokens = (
+        f"{usage.prompt_tokens} prompt / {usage.completion_tokens} completion / "
+        f"{usage.cached_tokens} cached"
+        if trace.usage_measured
+        else "not measured"
+    )
     cost = "not measured" if trace.cost_usd is None else f"${trace.cost_usd:.6f}"
     # Queue time (waiting for a request slot, docs/TARGETS.md) is not latency: shown apart.
     queued = f" (+{trace.queue_s:.3f}s queued)" if trace.queue_s > 0 else ""
-    lines.append(
-        f"{inner}tokens {trace.usage.prompt_tokens} prompt / {trace.usage.completion_tokens} "
-        f"completion / {trace.usage.cached_tokens} cached   cost {cost}   "
-        f"latency {trace.latency_s:.3f}s{queued}   {len(trace.exchanges)} model call(s)"
+    return (
+        f"tokens {tokens}   cost {cost}   latency {trace.latency_s:.3f}s{queued}   "
+        f"{len(trace.exchanges)} model call(s)"
     )
-    return lines
 
 
 def trace_text(record: AttemptRecord) -> str:
@@ -85,4 +98,4 @@ def trace_text(record: AttemptRecord) -> str:
     return "\n".join(attempt_lines(record))
 
 
-__all__ = ["attempt_lines", "trace_text"]
+__all__ = ["attempt_lines", "trace_text", "usage_line"]

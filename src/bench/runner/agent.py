@@ -353,7 +353,7 @@ async def _turn(
     tools: list[ToolDef],
     tools_url: str,
 ) -> str:
-    from .attempt import EntrantFault, entrant_fault
+    from .attempt import ENTRANT_EXCEPTION, EntrantFault, entrant_fault
 
     began = attempt.trace.mark()
     call = asyncio.ensure_future(
@@ -397,7 +397,7 @@ async def _turn(
     except BenchError:
         raise
     except Exception as exc:  # whatever the entrant's side raised is the entrant's failure
-        raise EntrantFault(f"{type(exc).__name__}: {exc}") from None
+        raise EntrantFault(f"{ENTRANT_EXCEPTION}: {type(exc).__name__}: {exc}") from None
     _account(attempt.trace, attempt.meter, attempt.pricing, reply, reply.response, latency)
     attempt.meter.check()
     return reply.answer

@@ -45,6 +45,9 @@ from .agent import ToolServer, run_agent_attempt
 from .budget import Meter, OverBudget
 from .recording import RequestRecorder
 
+# A scripted entrant's own code raised (docs/ERRORS.md): its errored reason's code.
+ENTRANT_EXCEPTION = "ENTRANT_EXCEPTION"
+
 
 class EntrantFault(Exception):
     """The target raised: the attempt is *errored* with this reason. ``unreachable``: the
@@ -172,12 +175,13 @@ class Attempt:
             # A scripted entrant's own code raised one of our errors (a HarnessFault too): it
             # is the entrant's failure like any other exception, never a fault of ours.
             reason = f"{type(exc).__name__}: {exc}"
-            self._failed(request, code="ENTRANT_EXCEPTION", message=reason, began=began)
-            raise EntrantFault(reason) from None
+            self._failed(request, code=ENTRANT_EXCEPTION, message=reason, began=began)
+            raise EntrantFault(f"{ENTRANT_EXCEPTION}: {reason}") from None
         except Exception as exc:  # whatever the entrant raised is the entrant's failure
+            # Worded as every other errored reason, CODE: message, the code its replay raises.
             reason = f"{type(exc).__name__}: {exc}"
-            self._failed(request, code="ENTRANT_EXCEPTION", message=reason, began=began)
-            raise EntrantFault(f"{type(exc).__name__}: {exc}") from None
+            self._failed(request, code=ENTRANT_EXCEPTION, message=reason, began=began)
+            raise EntrantFault(f"{ENTRANT_EXCEPTION}: {reason}") from None
 
     def _failed(
         self, request: ModelRequest, *, code: str, message: str, began: tuple[float, float]
@@ -285,4 +289,4 @@ class Attempt:
         )
 
 
-__all__ = ["Attempt", "EntrantFault", "TraceBuilder", "entrant_fault"]
+__all__ = ["ENTRANT_EXCEPTION", "Attempt", "EntrantFault", "TraceBuilder", "entrant_fault"]

@@ -307,6 +307,17 @@ class Trust:
     """A calibration is on file and was made with this judge (same fingerprint)."""
 
 
+def calibrate_command(config: JudgeConfig, calibration_path: Path) -> str:
+    """The command that writes ``calibration_path`` for the judge ``config`` was read from
+    (``--out`` only when the path is not the default beside the judge file)."""
+    judge_file = config.source
+    judge = judge_file or "<judge.yaml>"
+    command = f"bench judge calibrate --judge {judge} --labels <labels.jsonl>"
+    if judge_file is None or calibration_path != default_calibration_path(judge_file):
+        command += f" --out {calibration_path}"
+    return command
+
+
 def assess(config: JudgeConfig, calibration_path: Path) -> Trust:
     """Read the calibration on file for ``config`` and decide whether its verdicts count.
 
@@ -314,7 +325,8 @@ def assess(config: JudgeConfig, calibration_path: Path) -> Trust:
     if not calibration_path.exists():
         return Trust(
             False,
-            f"no calibration on file for this judge ({calibration_path} does not exist)",
+            f"no calibration on file for this judge ({calibration_path} does not exist): "
+            f"write one with '{calibrate_command(config, calibration_path)}'",
             None,
             False,
         )
@@ -354,6 +366,7 @@ __all__ = [
     "Trust",
     "assess",
     "calibrate",
+    "calibrate_command",
     "default_cache_path",
     "default_calibration_path",
     "floor_problems",
